@@ -1,0 +1,149 @@
+"""The provider-neutral transcript: pydantic models with a lossless JSON round trip."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from dtl_notebook.agent.tools import ToolSpec
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TextPart(_Model):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(_Model):
+    """An image, inline (base64 `data` + `media_type`) or by `url`."""
+
+    type: Literal["image"] = "image"
+    media_type: str | None = None
+    data: str | None = None
+    url: str | None = None
+
+
+ContentPart = Annotated[TextPart | ImagePart, Field(discriminator="type")]
+
+
+class ToolCall(_Model):
+    """A call the model made. `invalid_arguments` holds raw text that was not a JSON object."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    namespace: str | None = None
+    invalid_arguments: str | None = None
+
+
+class NativeBlock(_Model):
+    """A provider's own block or item kept verbatim (e.g. Anthropic `server_tool_use`)."""
+
+    provider: str
+    data: dict[str, Any]
+
+    @property
+    def type(self) -> str:
+        return str(self.data.get("type", ""))
+
+
+class UserMessage(_Model):
+    role: Literal["user"] = "user"
+    content: list[ContentPart]
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+class AssistantMessage(_Model):
+    """Model output in order: text, tool calls and native blocks, as the model produced them."""
+
+    role: Literal["assistant"] = "assistant"
+    content: list[Annotated[TextPart | ToolCallPart | NativePart, Field(discriminator="type")]] = (
+        Field(default_factory=list)
+    )
+    provider: str | None = None
+    model: str | None = None
+
+    @property
+    def text(self) -> str | None:
+        texts = [p.text for p in self.content if isinstance(p, TextPart)]
+        return "".join(texts) if texts else None
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [p.call for p in self.content if isinstance(p, ToolCallPart)]
+
+    @property
+    def native_blocks(self) -> list[NativeBlock]:
+        return [p.block for p in self.content if isinstance(p, NativePart)]
+
+
+class ToolCallPart(_Model):
+    type: Literal["tool_call"] = "tool_call"
+    call: ToolCall
+
+
+class NativePart(_Model):
+    type: Literal["native"] = "native"
+    block: NativeBlock
+
+
+class ToolChange(_Model):
+    """An active-set change during a tool run that was not a pure append (no marker written)."""
+
+    removed: list[str]
+    added: list[str]
+
+
+class ToolResultMessage(_Model):
+    """The result of one tool call. `added_tool_names` marks the tools that became available
+    after this result; `added_tools` keeps their definitions as they were at that moment."""
+
+    role: Literal["tool"] = "tool"
+    call_id: str
+    tool_name: str | None = None
+    content: list[ContentPart]
+    is_error: bool = False
+    added_tool_names: list[str] | None = None
+    added_tools: list[ToolSpec] = Field(default_factory=list)
+    non_append_change: ToolChange | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    def snapshot(self, name: str) -> ToolSpec | None:
+        """The definition of an added tool as it was when this marker was written."""
+        return next((t for t in self.added_tools if t.name == name), None)
+
+
+class SystemUpdate(_Model):
+    """A patch of system prompt sections: new text per changed section, None for a removal."""
+
+    role: Literal["system"] = "system"
+    sections: dict[str, str | None]
+
+
+Message = Annotated[
+    UserMessage | AssistantMessage | ToolResultMessage | SystemUpdate,
+    Field(discriminator="role"),
+]
+MESSAGES = TypeAdapter(list[Message])
+
+AssistantMessage.model_rebuild()
+
+
+def parts(content: str | list[ContentPart] | Any) -> list[ContentPart]:
+    """Content parts from a string, a list of parts, or a JSON-serializable value."""
+    if isinstance(content, str):
+        return [TextPart(text=content)]
+    if isinstance(content, list) and all(isinstance(p, TextPart | ImagePart) for p in content):
+        return list(content)
+    return [TextPart(text=json.dumps(content, ensure_ascii=False, sort_keys=True))]

@@ -1,0 +1,154 @@
+"""Tool search engines (BM25, regex, keyword) over a registry."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import bm25s
+
+from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.tools import ToolSpec
+
+_WORD = re.compile(r"[a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+class SearchQueryError(DtlError, ValueError):
+    """A query an engine cannot run; the message explains the limit."""
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case words; snake_case and camelCase split into parts."""
+    return _WORD.findall(_CAMEL.sub(" ", text).lower())
+
+
+def _describe_params(schema: dict[str, Any], prefix: str = "") -> list[str]:
+    out: list[str] = []
+    for name, sub in (schema.get("properties") or {}).items():
+        if not isinstance(sub, dict):
+            continue
+        out.append(prefix + name)
+        if isinstance(sub.get("description"), str):
+            out.append(sub["description"])
+        if sub.get("type") == "object":
+            out.extend(_describe_params(sub, f"{prefix}{name}."))
+    return out
+
+
+def document(tool: ToolSpec) -> str:
+    """The searchable text of a tool: name, description, argument names and descriptions."""
+    return "\n".join([tool.name, tool.description, *_describe_params(tool.parameters)])
+
+
+class SearchEngine(Protocol):
+    """Indexes tool definitions and returns the names of the best matches."""
+
+    name: str
+    max_query_length: int
+
+    def index(self, tools: Sequence[ToolSpec]) -> None: ...
+
+    def search(self, query: str, limit: int) -> list[str]: ...
+
+
+def _check_query(query: str, max_length: int) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise SearchQueryError("query must be a non-empty string")
+    if len(query) > max_length:
+        raise SearchQueryError(
+            f"query is {len(query)} characters; the limit is {max_length} characters"
+        )
+    return query
+
+
+class BM25Engine:
+    """BM25 ranking (bm25s, Lucene idf) over the tools' documents."""
+
+    name = "bm25"
+    max_query_length = 500
+
+    def __init__(self) -> None:
+        self._names: list[str] = []
+        self._bm25: bm25s.BM25 | None = None
+
+    def index(self, tools: Sequence[ToolSpec]) -> None:
+        self._names = [t.name for t in tools]
+        corpus = [tokenize(document(t)) for t in tools]
+        self._bm25 = None
+        if any(corpus):
+            self._bm25 = bm25s.BM25(method="lucene")
+            self._bm25.index(corpus, show_progress=False)
+
+    def search(self, query: str, limit: int) -> list[str]:
+        terms = tokenize(_check_query(query, self.max_query_length))
+        if not terms:
+            raise SearchQueryError("query has no searchable words (letters or digits)")
+        if self._bm25 is None:
+            return []
+        scores = self._bm25.get_scores(terms).tolist()
+        ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
+        return [self._names[i] for i in ranked[:limit]]
+
+
+class RegexEngine:
+    """Case-insensitive Python regular expressions, matched with re.search."""
+
+    name = "regex"
+    max_query_length = 200
+
+    def __init__(self) -> None:
+        self._docs: list[tuple[str, str]] = []
+
+    def index(self, tools: Sequence[ToolSpec]) -> None:
+        self._docs = [(t.name, document(t)) for t in tools]
+
+    def search(self, query: str, limit: int) -> list[str]:
+        try:
+            pattern = re.compile(_check_query(query, self.max_query_length), re.IGNORECASE)
+        except re.error as exc:
+            raise SearchQueryError(f"invalid regular expression {query!r}: {exc}") from None
+        hits = [name for name, doc in self._docs if pattern.search(doc)]
+        return hits[:limit]
+
+
+class KeywordEngine:
+    """Counts query words found in each tool; a word in the name counts double."""
+
+    name = "keyword"
+    max_query_length = 500
+
+    def __init__(self) -> None:
+        self._docs: list[tuple[str, set[str], set[str]]] = []
+
+    def index(self, tools: Sequence[ToolSpec]) -> None:
+        self._docs = [(t.name, set(tokenize(t.name)), set(tokenize(document(t)))) for t in tools]
+
+    def search(self, query: str, limit: int) -> list[str]:
+        words = set(tokenize(_check_query(query, self.max_query_length)))
+        if not words:
+            raise SearchQueryError("query has no searchable words (letters or digits)")
+        scored = []
+        for position, (name, name_words, doc_words) in enumerate(self._docs):
+            score = len(words & doc_words) + len(words & name_words)
+            if score:
+                scored.append((-score, position, name))
+        return [name for _, _, name in sorted(scored)[:limit]]
+
+
+ENGINES: dict[str, type[BM25Engine] | type[RegexEngine] | type[KeywordEngine]] = {
+    "bm25": BM25Engine,
+    "regex": RegexEngine,
+    "keyword": KeywordEngine,
+}
+
+
+def make_engine(name: str) -> SearchEngine:
+    """A fresh engine by name: "bm25", "regex" or "keyword"."""
+    try:
+        return ENGINES[name]()
+    except KeyError:
+        raise ValueError(
+            f"unknown search engine {name!r}; choose one of {', '.join(ENGINES)}"
+        ) from None

@@ -1,0 +1,313 @@
+"""The session: registry, append-only active set, transcript with load-point markers, prompt."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
+from dtl_notebook.agent.messages import (
+    AssistantMessage,
+    ContentPart,
+    ImagePart,
+    Message,
+    NativeBlock,
+    NativePart,
+    SystemUpdate,
+    TextPart,
+    ToolCall,
+    ToolCallPart,
+    ToolChange,
+    ToolResultMessage,
+    UserMessage,
+    parts,
+)
+from dtl_notebook.agent.sections import Sections, diff_sections, replay_sections, tools_section
+from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
+from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
+from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
+
+
+@dataclass
+class ToolOutput:
+    """What a tool may return to report, besides its content, the tools it activated."""
+
+    content: Any
+    added_tool_names: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class CacheHazard:
+    """A deferred tool whose prompt contribution would change the system prompt on activation."""
+
+    tool: str
+    fields: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return (
+            f"deferred tool {self.tool!r} carries {' and '.join(self.fields)}: activating it "
+            "rewrites the `tools` section of the system prompt"
+        )
+
+
+class Session:
+    """One agent's provider-neutral state. See DESIGN.md for the contract."""
+
+    def __init__(
+        self,
+        system: str = "",
+        tools: Iterable[Tool] = (),
+        active: Iterable[str] | None = None,
+        search: str | None = "bm25",
+        sections: Mapping[str, str] | None = None,
+    ) -> None:
+        self.registry = ToolRegistry(tools)
+        self.search = search
+        if search is not None and TOOL_SEARCH not in self.registry:
+            self.registry.register(make_tool_search(self, search))
+        self.prompt = Sections({"preamble": system} if system else {})
+        for name, text in (sections or {}).items():
+            self.prompt[name] = text
+        self.messages: list[Message] = []
+        self._active: list[str] = []
+        if active is None:
+            active = [TOOL_SEARCH] if search is not None else self.registry.names()
+        self.set_active_tools(active)
+
+    # -- the active set -------------------------------------------------------------------
+    @property
+    def active_tools(self) -> list[str]:
+        return list(self._active)
+
+    def set_active_tools(self, names: Iterable[str]) -> None:
+        """Replace the active set (order kept, duplicates dropped). Writes no marker."""
+        wanted = list(dict.fromkeys(names))
+        unknown = [n for n in wanted if n not in self.registry]
+        if unknown:
+            raise UnknownToolError(", ".join(unknown))
+        self._active = wanted
+
+    def activate(self, names: Iterable[str]) -> list[str]:
+        """Append tools to the active set; returns the names that were newly added."""
+        new = [n for n in dict.fromkeys(names) if n not in self._active]
+        self.set_active_tools([*self._active, *new])
+        return new
+
+    def tools(self) -> list[Tool]:
+        """The active tools' current definitions, in activation order."""
+        return [self.registry[n] for n in self._active]
+
+    def split(self) -> DeferredSplit:
+        """split_deferred_tools over the active tools and this transcript."""
+        return split_deferred_tools(self.tools(), self.messages)
+
+    # -- the system prompt ----------------------------------------------------------------
+    def desired_sections(self) -> dict[str, str]:
+        """The sections the next turn should hold: the prompt plus the derived `tools` section."""
+        sections = self.prompt.copy()
+        derived = tools_section(self.tools())
+        if derived and "tools" not in sections:
+            ordered = {k: v for k, v in sections.items() if k == "preamble"}
+            ordered["tools"] = derived
+            ordered.update(sections)
+            sections = ordered
+        return sections
+
+    def held_sections(self) -> dict[str, str]:
+        """The sections the model holds now, replayed from the transcript."""
+        return replay_sections(self.messages)
+
+    def cache_hazards(self) -> list[CacheHazard]:
+        """Deferred tools carrying a prompt snippet or guidelines."""
+        hazards = []
+        for tool in self.split().deferred.values():
+            fields = tuple(f for f in ("prompt_snippet", "prompt_guidelines") if getattr(tool, f))
+            if fields:
+                hazards.append(CacheHazard(tool.name, fields))
+        return hazards
+
+    def _sync_prompt(self) -> None:
+        patch = diff_sections(self.held_sections(), self.desired_sections())
+        if patch:
+            self.messages.append(SystemUpdate(sections=patch))
+
+    # -- the transcript -------------------------------------------------------------------
+    def pending_calls(self) -> list[ToolCall]:
+        """Tool calls of the latest assistant message that have no result yet."""
+        answered: set[str] = set()
+        for message in reversed(self.messages):
+            if isinstance(message, ToolResultMessage):
+                answered.add(message.call_id)
+            elif isinstance(message, AssistantMessage):
+                return [c for c in message.tool_calls if c.id not in answered]
+        return []
+
+    def user(self, content: str | list[ContentPart]) -> UserMessage:
+        """Start a turn: record any system prompt change (one update at most), then the text."""
+        message = UserMessage(content=parts(content))
+        self._check(message)
+        self._sync_prompt()
+        self.messages.append(message)
+        return message
+
+    def assistant(
+        self,
+        text: str | None = None,
+        tool_calls: Iterable[ToolCall] = (),
+        native: Iterable[NativeBlock] = (),
+    ) -> AssistantMessage:
+        """Append an assistant message: text first, then native blocks, then tool calls."""
+        content: list[TextPart | ToolCallPart | NativePart] = []
+        if text:
+            content.append(TextPart(text=text))
+        content.extend(NativePart(block=b) for b in native)
+        content.extend(ToolCallPart(call=c) for c in tool_calls)
+        return self.append(AssistantMessage(content=content))  # type: ignore[return-value]
+
+    def append(self, message: Message) -> Message:
+        """Append a neutral message after checking it fits the transcript."""
+        self._check(message)
+        self.messages.append(message)
+        return message
+
+    def _check(self, message: Message) -> None:
+        if isinstance(message, ToolResultMessage):
+            if message.call_id not in {c.id for c in self.pending_calls()}:
+                raise TranscriptError(
+                    f"tool result for call {message.call_id!r}: no pending tool call has that id"
+                )
+            missing = [n for n in message.added_tool_names or [] if n not in self.registry]
+            if missing:
+                raise UnknownToolError(", ".join(missing), "registered (named in a marker)")
+        elif isinstance(message, AssistantMessage):
+            ids = [c.id for c in message.tool_calls]
+            if len(ids) != len(set(ids)):
+                raise TranscriptError(f"duplicate tool call ids in one message: {ids}")
+        elif isinstance(message, UserMessage) and self.pending_calls():
+            pending = [c.id for c in self.pending_calls()]
+            raise TranscriptError(f"tool calls {pending} need results before the next user message")
+
+    def tool_result(
+        self,
+        call_id: str,
+        content: Any,
+        added_tool_names: Iterable[str] | None = None,
+        is_error: bool = False,
+    ) -> ToolResultMessage:
+        """Append a result; `added_tool_names` writes a marker (and activates those tools)."""
+        names = list(dict.fromkeys(added_tool_names or []))
+        unknown = [n for n in names if n not in self.registry]
+        if unknown:
+            raise UnknownToolError(", ".join(unknown), "registered (named in a marker)")
+        call = self._pending(call_id)
+        message = self._result(call, parts(content), is_error, names)
+        self.append(message)
+        self.activate(names)
+        return message
+
+    def execute(self, tool_call: ToolCall) -> ToolResultMessage:
+        """Run a pending tool call inside the wrapper and append its result.
+
+        Only a pure append to the active set is recorded as a marker. Errors of any kind
+        (unknown or inactive tool, bad arguments, an exception in the tool) become an
+        `is_error` result; the active set is restored if the tool failed.
+        """
+        call = self._pending(tool_call.id)
+        before = list(self._active)
+        try:
+            content, reported = self._run(call)
+        except BaseException as exc:
+            self._active = before
+            if not isinstance(exc, Exception):
+                raise
+            return self.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
+        after = list(self._active)
+        change = None
+        names: list[str] = []
+        if after[: len(before)] == before:
+            computed = after[len(before) :]
+            # a name active before the run is no load point, whatever the tool reports
+            fresh = set(after) - set(before)
+            names = [n for n in dict.fromkeys([*reported, *computed]) if n in fresh]
+        else:
+            change = ToolChange(
+                removed=[n for n in before if n not in after],
+                added=[n for n in after if n not in before],
+            )
+        message = self._result(call, content, False, names)
+        message.non_append_change = change
+        return self.append(message)  # type: ignore[return-value]
+
+    def _pending(self, call_id: str) -> ToolCall:
+        for call in self.pending_calls():
+            if call.id == call_id:
+                return call
+        raise TranscriptError(f"tool call {call_id!r} is not pending in the transcript")
+
+    def _result(
+        self, call: ToolCall, content: list[ContentPart], is_error: bool, names: list[str]
+    ) -> ToolResultMessage:
+        return ToolResultMessage(
+            call_id=call.id,
+            tool_name=call.name,
+            content=content,
+            is_error=is_error,
+            added_tool_names=names or None,
+            added_tools=[self.registry[n].spec() for n in names],
+        )
+
+    def _run(self, call: ToolCall) -> tuple[list[ContentPart], list[str]]:
+        if call.invalid_arguments is not None:
+            raise ValueError(f"arguments are not a JSON object: {call.invalid_arguments[:200]!r}")
+        if call.name not in self.registry:
+            raise UnknownToolError(call.name)
+        if call.name not in self._active:
+            raise LookupError(f"tool {call.name!r} is registered but not active in this session")
+        tool = self.registry[call.name]
+        error = next(iter(Draft202012Validator(tool.parameters).iter_errors(call.arguments)), None)
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "<arguments>"
+            raise ValueError(f"invalid arguments at {where}: {error.message}")
+        if tool.execute is None:
+            raise RuntimeError(f"tool {call.name!r} has no implementation bound")
+        output = tool.execute(**copy.deepcopy(call.arguments))
+        if isinstance(output, ToolOutput):
+            return parts(output.content), list(output.added_tool_names or [])
+        return parts(output), []
+
+    # -- persistence ----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        from dtl_notebook.agent.storage import dump_session
+
+        return dump_session(self)
+
+    def save(self, path: str | Path) -> None:
+        """Write the session as JSON (tool specs, active set, transcript, sections)."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=1)
+        Path(path).write_text(text, encoding="utf-8")
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
+    ) -> Session:
+        """Read a saved session; implementations are re-bound by tool name from `functions`."""
+        from dtl_notebook.agent.storage import load_session
+
+        return load_session(cls, Path(path), functions)
+
+
+def _error_text(call: ToolCall, exc: Exception) -> str:
+    if isinstance(exc, UnknownToolError):
+        return f"Error: {exc}"
+    return f"Error in tool {call.name!r}: {type(exc).__name__}: {exc}"
+
+
+__all__ = ["CacheHazard", "ImagePart", "Session", "ToolOutput", "ToolSpec"]

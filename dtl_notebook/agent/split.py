@@ -1,0 +1,40 @@
+"""Which active tools belong in the top-level prefix and which enter at a load point."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from dtl_notebook.agent.messages import AssistantMessage, ToolResultMessage
+from dtl_notebook.agent.tools import ToolSpec
+
+
+@dataclass(frozen=True)
+class DeferredSplit:
+    """`immediate` tools go in the prefix; `deferred` ones enter at their marker."""
+
+    immediate: list[ToolSpec] = field(default_factory=list)
+    deferred: dict[str, ToolSpec] = field(default_factory=dict)
+
+
+def split_deferred_tools(tools: Iterable[ToolSpec], messages: Sequence[object]) -> DeferredSplit:
+    """Split the current tools by the transcript's markers.
+
+    A name marked in `added_tool_names` and not called in any earlier assistant message is
+    deferred, and stays deferred. Marked names no longer in `tools` are dropped. Both outputs
+    keep the order of `tools`; a duplicate name keeps its first position and its last value.
+    """
+    current: dict[str, ToolSpec] = {}
+    for tool in tools:
+        current[tool.name] = tool
+    used: set[str] = set()
+    deferred_names: set[str] = set()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            used.update(call.name for call in message.tool_calls)
+        elif isinstance(message, ToolResultMessage) and message.added_tool_names:
+            deferred_names.update(n for n in message.added_tool_names if n not in used)
+    return DeferredSplit(
+        immediate=[t for n, t in current.items() if n not in deferred_names],
+        deferred={n: t for n, t in current.items() if n in deferred_names},
+    )

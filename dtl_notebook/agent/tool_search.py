@@ -1,0 +1,77 @@
+"""The built-in `tool_search` tool: searches the session's registry and activates by append."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from dtl_notebook.agent.search import SearchEngine, make_engine
+from dtl_notebook.agent.tools import Tool
+
+if TYPE_CHECKING:
+    from dtl_notebook.agent.session import Session
+
+TOOL_SEARCH = "tool_search"
+MAX_LIMIT = 50
+
+
+class SessionSearch:
+    """An engine kept in step with a session's registry (re-indexed when the registry changes)."""
+
+    def __init__(self, session: Session, engine: str) -> None:
+        self.session = session
+        self.engine: SearchEngine = make_engine(engine)
+        self._indexed_version = -1
+
+    def search(self, query: str, limit: int = 5) -> list[Tool]:
+        registry = self.session.registry
+        if self._indexed_version != registry.version:
+            self.engine.index([t for t in registry if t.name != TOOL_SEARCH])
+            self._indexed_version = registry.version
+        return [registry[name] for name in self.engine.search(query, limit)]
+
+
+def make_tool_search(session: Session, engine: str) -> Tool:
+    """The `tool_search` tool bound to a session."""
+    searcher = SessionSearch(session, engine)
+    max_len = searcher.engine.max_query_length
+    kind = {
+        "bm25": "Keywords ranked with BM25",
+        "regex": "A case-insensitive Python regular expression",
+        "keyword": "Keywords",
+    }[engine]
+
+    def run(query: str, limit: int = 5) -> str:
+        hits = searcher.search(query, limit)
+        session.activate([t.name for t in hits])
+        return json.dumps(
+            {"tools": [{"name": t.name, "description": t.description} for t in hits]},
+            ensure_ascii=False,
+        )
+
+    return Tool(
+        name=TOOL_SEARCH,
+        description=(
+            "Search the catalog of available tools by what they do. Matching tools become "
+            "callable from the next step on."
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": f"{kind} describing the capability (at most {max_len} chars).",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "default": 5,
+                    "description": f"Maximum number of tools to return (1-{MAX_LIMIT}).",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        execute=run,
+    )

@@ -1,0 +1,151 @@
+"""Tool definitions and the registry of every tool an agent knows."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from dtl_notebook.agent.errors import ToolDefinitionError, UnknownToolError
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+@lru_cache(maxsize=65536)
+def _schema_problem(canonical: str) -> str | None:
+    """Why a parameters schema is not an object schema valid under Draft 2020-12, or None."""
+    schema = json.loads(canonical)
+    error = next(iter(sorted(_META.iter_errors(schema), key=lambda e: e.path)), None)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "<root>"
+        return f"not a valid JSON Schema (Draft 2020-12) at {where}: {error.message}"
+    if schema.get("type") != "object":
+        return 'must be an object schema ({"type": "object", ...})'
+    return None
+
+
+class ToolSpec(BaseModel):
+    """The serializable definition of a tool: what a provider can be told about it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: dict(EMPTY_OBJECT))
+    prompt_snippet: str | None = None
+    prompt_guidelines: str | None = None
+    namespace: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, name: str) -> str:
+        if not TOOL_NAME.match(name):
+            raise ValueError("must match ^[a-zA-Z0-9_-]{1,64}$")
+        return name
+
+    @field_validator("namespace")
+    @classmethod
+    def _check_namespace(cls, namespace: str | None) -> str | None:
+        if namespace is not None and not TOOL_NAME.match(namespace):
+            raise ValueError("must match ^[a-zA-Z0-9_-]{1,64}$")
+        return namespace
+
+    @field_validator("parameters")
+    @classmethod
+    def _check_parameters(cls, parameters: dict[str, Any]) -> dict[str, Any]:
+        try:
+            canonical = json.dumps(parameters, sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not JSON-serializable: {exc}") from None
+        problem = _schema_problem(canonical)
+        if problem:
+            raise ValueError(problem)
+        return parameters
+
+    def __init__(self, name: str | None = None, /, **data: Any) -> None:
+        if name is not None:
+            data["name"] = name
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ToolDefinitionError.from_validation(data.get("name"), exc) from None
+
+    def spec(self) -> ToolSpec:
+        """The definition alone, without any implementation."""
+        return ToolSpec.model_validate(self.model_dump(include=set(ToolSpec.model_fields)))
+
+    @property
+    def summary(self) -> str:
+        """The first line of the description."""
+        return self.description.strip().splitlines()[0] if self.description.strip() else ""
+
+
+class Tool(ToolSpec):
+    """A tool: its definition plus an optional implementation called as execute(**arguments)."""
+
+    execute: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolSpec):
+            return NotImplemented
+        return self.spec().model_dump() == other.spec().model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class ToolRegistry:
+    """Every registered tool by name, in registration order."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self.version = 0  # bumped on every change, so indexes know when to rebuild
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool, *, replace: bool = False) -> Tool:
+        """Add a tool; a name already registered is an error unless replace=True."""
+        if not isinstance(tool, Tool):
+            raise TypeError(f"expected a Tool, got {type(tool).__name__}")
+        if tool.name in self._tools and not replace:
+            raise ToolDefinitionError(
+                tool.name, "name", "already registered (pass replace=True to redefine it)"
+            )
+        self._tools[tool.name] = tool
+        self.version += 1
+        return tool
+
+    def unregister(self, name: str) -> Tool:
+        """Remove a tool and return it."""
+        tool = self.get(name)
+        del self._tools[name]
+        self.version += 1
+        return tool
+
+    def get(self, name: str) -> Tool:
+        """The tool of that name; an unknown name raises UnknownToolError."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(name) from None
+
+    def __getitem__(self, name: str) -> Tool:
+        return self.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
