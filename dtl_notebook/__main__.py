@@ -18,30 +18,30 @@ def _catalog() -> list[Tool]:
 
     return [
         Tool(
-            "read_file",
+            name="read_file",
             description="Read a text file from the workspace",
             parameters=obj(path="Relative file path"),
             execute=lambda path: f"<{path}>",
         ),
         Tool(
-            "get_weather",
+            name="get_weather",
             description="Current weather for a city",
             parameters=obj(city="City name"),
             execute=lambda city: f"Sunny, 21C in {city}",
         ),
         Tool(
-            "get_shipping_eta",
+            name="get_shipping_eta",
             description="Look up the shipping ETA of an order",
             parameters=obj(order_id="Order id such as order_42"),
             execute=lambda order_id: {"order_id": order_id, "eta": "2026-12-05"},
         ),
         Tool(
-            "create_invoice",
+            name="create_invoice",
             description="Create an invoice for a customer",
             parameters=obj(customer_id="CRM customer id"),
         ),
         Tool(
-            "list_events",
+            name="list_events",
             description="List calendar events on a day",
             parameters=obj(day="ISO date"),
         ),
