@@ -1,0 +1,73 @@
+"""Layer 2: the exact request JSON of each provider, and responses back to neutral messages."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dtl_notebook.wire import anthropic, chat, kimi, responses
+from dtl_notebook.wire.common import LoadPoint, WireRequest, plan
+from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
+from dtl_notebook.wire.reply import Reply, ResponseFormatError
+from dtl_notebook.wire.validate import WireValidationError, validate_payload
+
+if TYPE_CHECKING:
+    from dtl_notebook.agent.session import Session
+
+__all__ = [
+    "PROVIDERS",
+    "LoadPoint",
+    "ModelProfile",
+    "Reply",
+    "ResponseFormatError",
+    "WireRequest",
+    "WireValidationError",
+    "build_request",
+    "parse_response",
+    "profile_for",
+    "validate_payload",
+]
+
+
+def build_request(
+    session: Session,
+    provider: str,
+    model: str,
+    *,
+    profile: dict[str, Any] | None = None,
+    validate: bool = True,
+    **options: Any,
+) -> WireRequest:
+    """Serialize the session for one provider and model.
+
+    `profile` overrides model capability flags (see ModelProfile). Provider options:
+    anthropic `max_tokens`, `search`, `cache`, `ttl`; openai-responses `search`, `load_mode`,
+    `namespaces`; openai-chat and kimi `system_updates`. Any other keyword goes into the body.
+    The payload is checked against the SDK request types in strict mode and the provider
+    rules (WireValidationError) unless `validate=False`.
+    """
+    model_profile, notes = profile_for(provider, model, **(profile or {}))
+    the_plan = plan(session)
+    the_plan.notes[:0] = notes
+    registry = [t.spec() for t in session.registry]
+    if provider == "anthropic":
+        request = anthropic.build(the_plan, model_profile, registry, **options)
+    elif provider == "openai-responses":
+        request = responses.build(the_plan, model_profile, registry, **options)
+    elif provider == "openai-chat":
+        request = chat.build(the_plan, model_profile, **options)
+    else:
+        request = kimi.build(the_plan, model_profile, **options)
+    if validate:
+        validate_payload(request.payload, provider)
+    return request
+
+
+def parse_response(response: Any, provider: str, model: str | None = None) -> Reply:
+    """A provider response (SDK object or plain dict) as a neutral Reply."""
+    if provider == "anthropic":
+        return anthropic.parse(response, model)
+    if provider == "openai-responses":
+        return responses.parse(response, model)
+    if provider in ("openai-chat", "kimi"):
+        return chat.parse(response, model, provider)
+    raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")

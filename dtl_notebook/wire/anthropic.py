@@ -1,0 +1,354 @@
+"""Anthropic Messages: request JSON from a session, and responses back to neutral messages.
+
+Deferred tools stay in top-level `tools` with `defer_loading: true` and enter the context at a
+`tool_reference` block, which fills the whole `tool_result.content` of the marked result; the
+ordinary result moves to sibling blocks after all `tool_result` blocks of that user message.
+
+An `is_error` result that carries references: Anthropic requires an error result to hold only
+text, and references cannot live anywhere else, so the references win. The `tool_result` holds
+the references without `is_error`, and the error text follows as a sibling block prefixed with
+"Error:". The request notes say so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dtl_notebook.agent.messages import (
+    AssistantMessage,
+    ImagePart,
+    NativeBlock,
+    NativePart,
+    SystemUpdate,
+    TextPart,
+    ToolCall,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
+from dtl_notebook.agent.sections import render_section, replay_sections
+from dtl_notebook.agent.tool_search import TOOL_SEARCH
+from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
+from dtl_notebook.wire.profiles import ModelProfile
+from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+
+PROVIDER = "anthropic"
+NATIVE_SEARCH = {
+    "native-bm25": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+    "native-regex": {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+}
+SEARCH_MODES = ("client", *NATIVE_SEARCH)
+CACHE_MODES = ("automatic", "explicit", "none")
+LOOKBACK_BLOCKS = 20
+MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
+
+
+def tool_json(tool: ToolSpec, deferred: bool = False) -> JSON:
+    out: JSON = {"name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    out["input_schema"] = tool.parameters
+    if deferred:
+        out["defer_loading"] = True
+    return out
+
+
+def _content(parts: list[TextPart | ImagePart]) -> list[JSON]:
+    blocks: list[JSON] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif part.data is not None:
+            source = {"type": "base64", "media_type": part.media_type or "image/png",
+                      "data": part.data}  # fmt: skip
+            blocks.append({"type": "image", "source": source})
+        else:
+            blocks.append({"type": "image", "source": {"type": "url", "url": part.url or ""}})
+    return blocks
+
+
+def natively_loaded(messages: list[Any]) -> list[str]:
+    """Tool names that Anthropic's server-side search referenced in the transcript."""
+    names: list[str] = []
+    for message in messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        for block in message.native_blocks:
+            if block.provider == PROVIDER and block.type == "tool_search_tool_result":
+                refs = (block.data.get("content") or {}).get("tool_references") or []
+                names.extend(r["tool_name"] for r in refs if isinstance(r, dict))
+    return list(dict.fromkeys(names))
+
+
+class _Builder:
+    def __init__(
+        self, plan: Plan, profile: ModelProfile, search: str, registry: list[ToolSpec]
+    ) -> None:
+        self.plan = plan
+        self.registry = registry
+        self.profile = profile
+        self.search = search
+        self.notes: list[str] = list(plan.notes)
+        self.messages: list[JSON] = []
+        self.sources: list[int] = []  # transcript index of each payload message's first source
+        self.load_points: list[LoadPoint] = []
+        self.siblings: list[JSON] = []
+        self.pending_system: JSON | None = None
+
+    # -- tools ----------------------------------------------------------------------------
+    def tools(self) -> tuple[list[JSON], str, bool]:
+        """Top-level tools, the mode, and whether load points become tool_reference blocks."""
+        split, profile = self.plan.split, self.profile
+        immediate, deferred = list(split.immediate), dict(split.deferred)
+        if self.search != "client":
+            return self._native_tools(immediate, deferred)
+        if not deferred:
+            return [tool_json(t) for t in immediate], "tool_reference", True
+        if not profile.tool_reference:
+            self.notes.append(
+                f"{profile.model} does not support defer_loading/tool_reference: sending the "
+                "full active list (tool prefix changes: cache miss)"
+            )
+            return [tool_json(t) for t in [*immediate, *deferred.values()]], "full_list", False
+        if not immediate:
+            self.notes.append(
+                "every active tool is deferred and Anthropic rejects an all-deferred request: "
+                "sending all tools as immediate"
+            )
+            return [tool_json(t) for t in deferred.values()], "full_list", False
+        deferred_json = [
+            tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in deferred.items()
+        ]
+        return [tool_json(t) for t in immediate] + deferred_json, "tool_reference", True
+
+    def _native_tools(
+        self, immediate: list[ToolSpec], deferred: dict[str, ToolSpec]
+    ) -> tuple[list[JSON], str, bool]:
+        if not self.profile.native_tool_search:
+            raise ValueError(
+                f"{self.profile.model} does not support Anthropic's tool search tool; "
+                "use search='client' or override native_tool_search=True"
+            )
+        used = {c.name for m in self.plan.messages if isinstance(m, AssistantMessage)
+                for c in m.tool_calls}  # fmt: skip
+        loaded = set(natively_loaded(self.plan.messages))
+        keep = [t for t in immediate if t.name not in loaded
+                and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)]  # fmt: skip
+        keep_names = {t.name for t in keep}
+        candidates = [
+            self.plan.loaded_snapshot(t.name) or deferred.get(t.name) or t.spec()
+            for t in self.registry
+            if t.name not in keep_names and t.name != TOOL_SEARCH
+        ]
+        tools = [dict(NATIVE_SEARCH[self.search]), *(tool_json(t) for t in keep)]
+        tools += [tool_json(t, deferred=True) for t in candidates]
+        return tools, "native_search", True
+
+    # -- messages -------------------------------------------------------------------------
+    def add(self, role: str, blocks: list[JSON], source: int) -> None:
+        if not blocks:
+            return
+        if self.messages and self.messages[-1]["role"] == role and role != "system":
+            self.messages[-1]["content"].extend(blocks)
+        else:
+            self.messages.append({"role": role, "content": blocks})
+            self.sources.append(source)
+
+    def flush_siblings(self, source: int) -> None:
+        if self.siblings:
+            self.add("user", self.siblings, source)
+            self.siblings = []
+        if (
+            self.pending_system is not None
+            and self.messages
+            and (self.messages[-1]["role"] == "user")
+        ):
+            self.messages.append(self.pending_system)
+            self.sources.append(source)
+            self.pending_system = None
+
+    def tool_result(self, index: int, message: ToolResultMessage, references: bool) -> None:
+        specs = self.plan.loads.get(index, []) if references else []
+        content = _content(message.content)
+        block: JSON = {"type": "tool_result", "tool_use_id": message.call_id}
+        if specs:
+            block["content"] = [{"type": "tool_reference", "tool_name": s.name} for s in specs]
+            if message.is_error:
+                self.notes.append(
+                    f"error result {message.call_id!r} carries tool references: the references "
+                    "stay in tool_result, the error text follows as a sibling block"
+                )
+                content = [{"type": "text", "text": f"Error: {message.text}"}]
+            self.siblings.extend(content)
+        else:
+            if message.is_error:
+                content = [{"type": "text", "text": message.text or "Error"}]
+                block["is_error"] = True
+            if content:
+                block["content"] = content
+        self.add("user", [block], index)
+        if specs:
+            row = len(self.messages) - 1
+            path = f"messages.{row}.content.{len(self.messages[row]['content']) - 1}.content"
+            self.load_points.append(LoadPoint(index, [s.name for s in specs], path))
+
+    def assistant(self, index: int, message: AssistantMessage) -> None:
+        blocks: list[JSON] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                if part.text:
+                    blocks.append({"type": "text", "text": part.text})
+            elif isinstance(part, ToolCallPart):
+                call = part.call
+                if call.invalid_arguments is not None:
+                    self.notes.append(
+                        f"tool call {call.id!r} had invalid JSON arguments; sent as an empty input"
+                    )
+                blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
+                               "input": call.arguments})  # fmt: skip
+            elif isinstance(part, NativePart):
+                if part.block.provider == PROVIDER:
+                    blocks.append(part.block.data)
+                else:
+                    self.notes.append(
+                        f"dropped a {part.block.provider} {part.block.type!r} block from message "
+                        f"{index}: another provider's JSON is never replayed"
+                    )
+        if not blocks:
+            self.notes.append(f"assistant message {index} is empty and was left out")
+        self.add("assistant", blocks, index)
+
+    def build_messages(self, references: bool) -> None:
+        plan = self.plan
+        collapse = not self.profile.mid_conversation_system
+        for index in range(plan.first, len(plan.messages)):
+            message = plan.messages[index]
+            if not isinstance(message, ToolResultMessage):
+                self.flush_siblings(index)
+            if isinstance(message, SystemUpdate):
+                if not collapse:
+                    text = render_patch(dict(message.sections))
+                    self.pending_system = {"role": "system",
+                                           "content": [{"type": "text", "text": text}]}  # fmt: skip
+            elif isinstance(message, UserMessage):
+                self.add("user", _content(message.content), index)
+            elif isinstance(message, AssistantMessage):
+                self.assistant(index, message)
+            elif isinstance(message, ToolResultMessage):
+                self.tool_result(index, message, references)
+        self.flush_siblings(len(plan.messages))
+
+    def system(self) -> list[JSON]:
+        sections = self.plan.system
+        later = any(isinstance(m, SystemUpdate) for m in self.plan.messages[self.plan.first :])
+        if later and not self.profile.mid_conversation_system:
+            sections = replay_sections(self.plan.messages)
+            self.notes.append(
+                f"{self.profile.model} takes no mid-conversation system messages: the system "
+                "prompt is re-rendered with the current sections (system prefix changes: "
+                "cache miss)"
+            )
+        return [{"type": "text", "text": render_section(n, t)} for n, t in sections.items() if t]
+
+    # -- caching --------------------------------------------------------------------------
+    def breakpoints(self, tools: list[JSON], cache: str, ttl: str | None) -> JSON | None:
+        """Place cache breakpoints; returns the top-level automatic cache_control, if any."""
+        if cache == "none":
+            return None
+        marker: JSON = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
+        last_immediate = [t for t in tools if not t.get("defer_loading") and "type" not in t]
+        if last_immediate:
+            last_immediate[-1]["cache_control"] = dict(marker)
+        blocks = [b for m in self.messages for b in m["content"]]
+        previous_end = self._previous_request_blocks()
+        if previous_end and len(blocks) - previous_end > MAX_NEW_BLOCKS:
+            _mark(blocks[previous_end - 1], marker)
+        if cache == "explicit" and blocks:
+            _mark(blocks[-1], marker)
+            return None
+        return dict(marker)
+
+    def _previous_request_blocks(self) -> int:
+        """Blocks in the messages the previous request ended with (before the last reply)."""
+        last = max((i for i, m in enumerate(self.messages) if m["role"] == "assistant"), default=-1)
+        return sum(len(m["content"]) for m in self.messages[: max(last, 0)])
+
+
+def _mark(block: JSON, marker: JSON) -> None:
+    if block.get("type") in {"thinking", "redacted_thinking"}:
+        return
+    block["cache_control"] = dict(marker)
+
+
+def build(
+    plan: Plan,
+    profile: ModelProfile,
+    registry: list[ToolSpec],
+    *,
+    max_tokens: int = 4096,
+    search: str = "client",
+    cache: str = "automatic",
+    ttl: str | None = None,
+    **params: Any,
+) -> WireRequest:
+    """The Messages request body. `search`: "client" (the session's tool_search tool),
+    "native-bm25" or "native-regex" (Anthropic's server-side tool search over all tools).
+    `cache`: "automatic" (top-level cache_control), "explicit" (a moving breakpoint on the
+    last block) or "none". Other keyword arguments go into the body as they are."""
+    if search not in SEARCH_MODES:
+        raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
+    if cache not in CACHE_MODES:
+        raise ValueError(f"cache must be one of {CACHE_MODES}, got {cache!r}")
+    builder = _Builder(plan, profile, search, registry)
+    tools, mode, references = builder.tools()
+    builder.build_messages(references)
+    system = builder.system()
+    automatic = builder.breakpoints(tools, cache, ttl)
+    payload: JSON = {"model": profile.model, "max_tokens": max_tokens}
+    if automatic:
+        payload["cache_control"] = automatic
+    if system:
+        payload["system"] = system
+    payload["messages"] = builder.messages
+    if tools:
+        payload["tools"] = tools
+    payload.update(params)
+    return WireRequest(PROVIDER, profile.model, payload, mode, builder.load_points,
+                       builder.notes, profile)  # fmt: skip
+
+
+def parse(response: Any, model: str | None = None) -> Reply:
+    """A Messages response (SDK `Message` or dict) as a neutral assistant message."""
+    data = as_dict(response, PROVIDER)
+    blocks = require(data, "content", list, PROVIDER, "")
+    content: list[TextPart | ToolCallPart | NativePart] = []
+    loaded: list[str] = []
+    for i, block in enumerate(blocks):
+        where = f"content.{i}"
+        kind = require(block, "type", str, PROVIDER, where)
+        if kind == "text":
+            content.append(TextPart(text=require(block, "text", str, PROVIDER, where)))
+        elif kind == "tool_use":
+            call_id = require(block, "id", str, PROVIDER, where)
+            name = require(block, "name", str, PROVIDER, where)
+            arguments = block.get("input")
+            if isinstance(arguments, dict):
+                call = ToolCall(id=call_id, name=name, arguments=arguments)
+            else:
+                call = ToolCall(id=call_id, name=name, invalid_arguments=json.dumps(arguments))
+            content.append(ToolCallPart(call=call))
+        else:
+            if kind == "tool_search_tool_result":
+                refs = (block.get("content") or {}).get("tool_references") or []
+                loaded.extend(
+                    r["tool_name"] for r in refs if isinstance(r, dict) and "tool_name" in r
+                )
+            content.append(NativePart(block=NativeBlock(provider=PROVIDER, data=block)))
+    usage = data.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise ResponseFormatError(PROVIDER, "usage", "expected an object")
+    message = AssistantMessage(content=content, provider=PROVIDER, model=data.get("model", model))
+    return Reply(message, usage, data.get("stop_reason"), loaded, data)

@@ -1,0 +1,149 @@
+"""What every adapter shares: the request object and the plan of prompt and load points."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dtl_notebook.agent.messages import (
+    ImagePart,
+    Message,
+    SystemUpdate,
+    TextPart,
+    ToolResultMessage,
+)
+from dtl_notebook.agent.sections import apply_patch, render_section, render_sections
+from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
+from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.profiles import ModelProfile
+
+if TYPE_CHECKING:
+    from dtl_notebook.agent.session import Session
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LoadPoint:
+    """Where deferred tools enter: after transcript message `message_index`, at `path`."""
+
+    message_index: int
+    tools: list[str]
+    path: str
+
+
+@dataclass
+class WireRequest:
+    """One request body for one provider, and how it expressed the session's load points."""
+
+    provider: str
+    model: str
+    payload: JSON
+    mode: str
+    load_points: list[LoadPoint] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    profile: ModelProfile | None = None
+
+    def json(self, indent: int | None = None) -> str:
+        """The exact body text (stable across runs: key order is the build order)."""
+        return json.dumps(self.payload, ensure_ascii=False, indent=indent)
+
+
+@dataclass
+class Plan:
+    """The provider-neutral view every adapter serializes from."""
+
+    messages: list[Message]
+    split: DeferredSplit
+    system: dict[str, str]
+    first: int  # index of the first transcript message after the leading system updates
+    loads: dict[int, list[ToolSpec]]  # message index -> definitions entering after it
+    redefined: dict[str, ToolSpec]  # deferred tools whose current definition left the snapshot
+    notes: list[str]
+
+    def loaded_snapshot(self, name: str) -> ToolSpec | None:
+        return next((s for specs in self.loads.values() for s in specs if s.name == name), None)
+
+
+def plan(session: Session) -> Plan:
+    """Split the tools and place every deferred definition at its first marker."""
+    messages = list(session.messages)
+    split = split_deferred_tools(session.tools(), messages)
+    system: dict[str, str] = {}
+    first = 0
+    while first < len(messages) and isinstance(messages[first], SystemUpdate):
+        system = apply_patch(system, messages[first].sections)  # type: ignore[union-attr]
+        first += 1
+    if not messages:
+        system = session.desired_sections()
+    loads: dict[int, list[ToolSpec]] = {}
+    notes: list[str] = []
+    loaded: set[str] = set()
+    for index, message in enumerate(messages):
+        if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
+            continue
+        specs = []
+        for name in message.added_tool_names:
+            if name in split.deferred and name not in loaded:
+                loaded.add(name)
+                specs.append(message.snapshot(name) or split.deferred[name].spec())
+        if specs:
+            loads[index] = specs
+    redefined: dict[str, ToolSpec] = {}
+    for name, tool in split.deferred.items():
+        snapshot = next((s for specs in loads.values() for s in specs if s.name == name), None)
+        if snapshot is not None and snapshot != tool.spec():
+            redefined[name] = tool.spec()
+            notes.append(
+                f"tool {name!r} was redefined after its load point: history keeps the definition "
+                "the model was given there (register the new one under a new name to load it)"
+            )
+    removed = _removed_after_marker(messages, split)
+    if removed:
+        notes.append(
+            f"tool(s) {removed} were loaded earlier but are no longer active: their load points "
+            "are dropped, which rewrites history from there (cache miss)"
+        )
+    return Plan(messages, split, system, first, loads, redefined, notes)
+
+
+def _removed_after_marker(messages: list[Message], split: DeferredSplit) -> list[str]:
+    current = {t.name for t in split.immediate} | set(split.deferred)
+    gone: list[str] = []
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            gone.extend(n for n in message.added_tool_names or [] if n not in current)
+    return list(dict.fromkeys(gone))
+
+
+def render_patch(patch: dict[str, str | None]) -> str:
+    """The text of a mid-conversation system update: changed sections, then removals."""
+    parts = [
+        f"<{name} removed/>"
+        if text is None
+        else render_section(name, text).strip()
+        if name != "preamble"
+        else f"<preamble>\n{text}\n</preamble>"
+        for name, text in patch.items()
+    ]
+    return "<system_update>\n" + "\n\n".join(parts) + "\n</system_update>"
+
+
+def system_text(sections: dict[str, str]) -> str:
+    return render_sections(sections)
+
+
+def text_of(content: list[TextPart | ImagePart]) -> str:
+    return "".join(p.text for p in content if isinstance(p, TextPart))
+
+
+def stable_id(prefix: str, *parts: str) -> str:
+    """A short deterministic id, so re-serialized history keeps the same bytes."""
+    digest = hashlib.sha256(":".join(parts).encode()).hexdigest()[:16]
+    return f"{prefix}{digest}"
+
+
+def arguments_json(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,136 @@
+"""What each provider and model supports: one table, overridable per request.
+
+Sources: providers.md §1.1 (Anthropic tool search models), §2 (minimum cacheable prefix), §3.2
+and §4 (OpenAI tool search and caching); mid-conversation system messages on Anthropic from the
+Claude Opus 4.8 release notes. A model not in these tables gets a conservative profile and a note.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
+
+# Anthropic (family, version) tables.
+_TOOL_SEARCH = {
+    ("fable", "5.1"), ("mythos", "5.1"), ("fable", "5"), ("mythos", "5"), ("opus", "5"),
+    ("opus", "4.8"), ("opus", "4.7"), ("opus", "4.6"), ("sonnet", "4.6"), ("opus", "4.5"),
+    ("sonnet", "4.5"), ("haiku", "4.5"),
+}  # fmt: skip
+_NO_TOOL_SEARCH = {("opus", "4.1"), ("opus", "4"), ("sonnet", "4"), ("haiku", "3.5")}
+_MID_CONVERSATION_SYSTEM = {
+    ("opus", "4.8"), ("opus", "5"), ("opus", "5.5"), ("sonnet", "5.5"), ("haiku", "5.5"),
+    ("fable", "5"), ("fable", "5.1"), ("mythos", "5"), ("mythos", "5.1"), ("sonnet", "5"),
+}  # fmt: skip
+_MIN_CACHEABLE = {
+    **dict.fromkeys(
+        [("fable", "5.1"), ("mythos", "5.1"), ("opus", "5"), ("fable", "5"), ("mythos", "5")], 512
+    ),
+    **dict.fromkeys(
+        [
+            ("opus", "4.8"),
+            ("sonnet", "5"),
+            ("sonnet", "4.6"),
+            ("sonnet", "4.5"),
+            ("opus", "4.1"),
+            ("opus", "4"),
+            ("sonnet", "4"),
+        ],
+        1024,
+    ),
+    **dict.fromkeys([("opus", "4.7"), ("haiku", "3.5")], 2048),
+    **dict.fromkeys([("opus", "4.6"), ("opus", "4.5"), ("haiku", "4.5")], 4096),
+}
+_CLAUDE = re.compile(r"^claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$")
+
+# OpenAI models that do not get tool_search although their version would (Pi's table).
+_OPENAI_EXCLUDED = {"gpt-5.4-nano", "gpt-5.5-pro"}
+_GPT = re.compile(r"^gpt-(\d+)(?:\.(\d+))?(?:-([a-z0-9-]+))?$")
+
+
+class ModelProfile(BaseModel):
+    """Capabilities of one model on one provider. Every flag can be overridden."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str
+    model: str
+    known: bool = False
+    tool_reference: bool = False
+    native_tool_search: bool = False
+    additional_tools: bool = False
+    tool_search_items: bool = False
+    kimi_tools: bool = False
+    mid_conversation_system: bool = False
+    min_cacheable_tokens: int = 1024
+    cache_granularity: int = 1
+    exact_cache_boundary: bool = False
+
+
+def _anthropic(model: str) -> dict[str, Any]:
+    match = _CLAUDE.match(model)
+    if not match:
+        return {"min_cacheable_tokens": 4096, "exact_cache_boundary": True}
+    family, major, minor = match.groups()
+    key = (family, f"{major}.{minor}" if minor else major)
+    search = key in _TOOL_SEARCH
+    return {
+        "known": search or key in _NO_TOOL_SEARCH or key in _MID_CONVERSATION_SYSTEM,
+        "tool_reference": search,
+        "native_tool_search": search,
+        "mid_conversation_system": key in _MID_CONVERSATION_SYSTEM,
+        "min_cacheable_tokens": _MIN_CACHEABLE.get(key, 4096),
+        "exact_cache_boundary": True,
+    }
+
+
+def _openai(model: str, responses: bool) -> dict[str, Any]:
+    match = _GPT.match(model)
+    flags: dict[str, Any] = {"mid_conversation_system": True, "cache_granularity": 128}
+    if not match:
+        return flags
+    major, minor, variant = int(match[1]), int(match[2] or 0), match[3]
+    search = responses and (major, minor) >= (5, 4) and model not in _OPENAI_EXCLUDED
+    search = search and variant != "codex-spark"
+    new_cache = (major, minor) >= (5, 6)
+    return {
+        **flags,
+        "known": major >= 4,
+        "native_tool_search": search,
+        "additional_tools": search,
+        "tool_search_items": search,
+        "cache_granularity": 1 if new_cache else 128,
+        "exact_cache_boundary": new_cache,
+    }
+
+
+def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfile, list[str]]:
+    """The profile of a model, with overrides applied, and notes about it."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    if not isinstance(model, str) or not model:
+        raise ValueError("model must be a non-empty string")
+    if provider == "anthropic":
+        flags = _anthropic(model)
+    elif provider == "kimi":
+        flags = {"known": model.startswith("kimi-"), "kimi_tools": True,
+                 "mid_conversation_system": True}  # fmt: skip
+    else:
+        flags = _openai(model, responses=provider == "openai-responses")
+    unknown = set(overrides) - set(ModelProfile.model_fields) - {"provider", "model"}
+    if unknown:
+        raise ValueError(
+            f"unknown profile flag(s) {sorted(unknown)}; "
+            f"valid: {sorted(set(ModelProfile.model_fields) - {'provider', 'model'})}"
+        )
+    profile = ModelProfile(provider=provider, model=model, **{**flags, **overrides})
+    notes = []
+    if not profile.known and not overrides:
+        notes.append(
+            f"model {model!r} is not in the {provider} profile table: using a conservative "
+            "profile (no deferred-loading protocol); pass profile flags to override"
+        )
+    return profile, notes

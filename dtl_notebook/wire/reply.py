@@ -1,0 +1,57 @@
+"""The neutral result of parsing a provider response."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.messages import AssistantMessage
+
+JSON = dict[str, Any]
+
+
+class ResponseFormatError(DtlError, ValueError):
+    """A provider response that does not have the documented shape; names the field."""
+
+    def __init__(self, provider: str, field: str, reason: str) -> None:
+        self.provider, self.field, self.reason = provider, field, reason
+        super().__init__(f"malformed {provider} response at {field}: {reason}")
+
+
+@dataclass
+class Reply:
+    """A parsed response: the assistant message, usage as reported, and what it loaded."""
+
+    message: AssistantMessage
+    usage: JSON = field(default_factory=dict)
+    stop_reason: str | None = None
+    loaded_tool_names: list[str] = field(default_factory=list)
+    raw: JSON = field(default_factory=dict)
+
+
+def as_dict(response: Any, provider: str) -> JSON:
+    """A plain dict from an SDK model or a dict."""
+    if isinstance(response, dict):
+        return response
+    dump = getattr(response, "model_dump", None)
+    if callable(dump):
+        data = dump(mode="json", exclude_none=True, warnings=False)
+        if isinstance(data, dict):
+            return data
+    raise ResponseFormatError(
+        provider, "<root>", f"expected an object, got {type(response).__name__}"
+    )
+
+
+def require(data: JSON, key: str, kind: type | tuple[type, ...], provider: str, where: str) -> Any:
+    """data[key], checked to be of `kind`; otherwise a ResponseFormatError naming the field."""
+    if not isinstance(data, dict) or key not in data:
+        raise ResponseFormatError(provider, f"{where}.{key}".lstrip("."), "missing")
+    value = data[key]
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise ResponseFormatError(
+            provider, f"{where}.{key}".lstrip("."), f"expected {names}, got {type(value).__name__}"
+        )
+    return value

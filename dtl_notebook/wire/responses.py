@@ -1,0 +1,338 @@
+"""OpenAI Responses: request JSON from a session, and responses back to neutral messages.
+
+Only immediate tools go top-level. A deferred tool enters right after the `function_call_output`
+of its marked result, as an `additional_tools` item (preferred), or as a completed client
+`tool_search_call` + `tool_search_output` pair with a call id derived from the tool call id and
+the names (so the bytes never change), or not at all when the model supports neither: then the
+full active list is sent top-level. Native search: `search="hosted"` declares every registered
+tool (deferred, grouped by `Tool.namespace`) and OpenAI searches them; `search="native-client"`
+declares a client-executed `tool_search` whose calls the session's own engine answers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dtl_notebook.agent.messages import (
+    AssistantMessage,
+    ImagePart,
+    NativeBlock,
+    NativePart,
+    SystemUpdate,
+    TextPart,
+    ToolCall,
+    ToolCallPart,
+    ToolResultMessage,
+    UserMessage,
+)
+from dtl_notebook.agent.sections import render_sections
+from dtl_notebook.agent.tool_search import TOOL_SEARCH
+from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.common import (
+    JSON,
+    LoadPoint,
+    Plan,
+    WireRequest,
+    arguments_json,
+    render_patch,
+    stable_id,
+)
+from dtl_notebook.wire.profiles import ModelProfile
+from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+
+PROVIDER = "openai-responses"
+SEARCH_MODES = ("client", "hosted", "native-client")
+LOAD_MODES = ("additional_tools", "tool_search", "full_list")
+
+
+def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
+    out: JSON = {"type": "function", "name": tool.name}
+    if tool.description:
+        out["description"] = tool.description
+    out["parameters"] = tool.parameters
+    out["strict"] = False  # our schemas need not meet strict mode's rules
+    if deferred:
+        out["defer_loading"] = True
+    return out
+
+
+def _user_content(parts: list[TextPart | ImagePart]) -> list[JSON]:
+    out: list[JSON] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            out.append({"type": "input_text", "text": part.text})
+        else:
+            url = part.url or f"data:{part.media_type or 'image/png'};base64,{part.data or ''}"
+            out.append({"type": "input_image", "image_url": url, "detail": "auto"})
+    return out
+
+
+def _output(message: ToolResultMessage) -> str | list[JSON]:
+    if all(isinstance(p, TextPart) for p in message.content):
+        text = message.text
+        return f"Error: {text}" if message.is_error and not text.startswith("Error") else text
+    return _user_content(message.content)
+
+
+class _Builder:
+    def __init__(
+        self,
+        plan: Plan,
+        profile: ModelProfile,
+        search: str,
+        load_mode: str,
+        registry: list[ToolSpec],
+        namespaces: dict[str, str],
+    ) -> None:
+        self.plan, self.profile, self.search = plan, profile, search
+        self.load_mode, self.registry, self.namespaces = load_mode, registry, namespaces
+        self.notes: list[str] = list(plan.notes)
+        self.input: list[JSON] = []
+        self.load_points: list[LoadPoint] = []
+        self.search_calls: set[str] = set()
+
+    def tools(self) -> list[JSON]:
+        split = self.plan.split
+        if self.load_mode == "full_list":
+            return [function_json(t) for t in [*split.immediate, *split.deferred.values()]]
+        immediate = list(split.immediate)
+        if self.search == "hosted":
+            return self._hosted(immediate)
+        if self.search == "native-client":
+            local = next((t for t in immediate if t.name == TOOL_SEARCH), None)
+            tools = [function_json(t) for t in immediate if t.name != TOOL_SEARCH]
+            spec: JSON = {
+                "type": "tool_search",
+                "execution": "client",
+                "description": local.description if local else "Find tools.",
+            }
+            if local is not None:
+                spec["parameters"] = local.parameters
+            return [*tools, spec]
+        return [function_json(t) for t in immediate]
+
+    def _hosted(self, immediate: list[ToolSpec]) -> list[JSON]:
+        if not self.profile.native_tool_search:
+            raise ValueError(
+                f"{self.profile.model} does not support OpenAI tool_search; "
+                "use search='client' or override native_tool_search=True"
+            )
+        shown = {t.name for t in immediate if t.name != TOOL_SEARCH}
+        entries: list[tuple[ToolSpec, bool]] = [
+            (t, False) for t in immediate if t.name != TOOL_SEARCH
+        ]
+        entries += [(t, True) for t in self.registry if t.name not in shown | {TOOL_SEARCH}]
+        tools: list[JSON] = []
+        groups: dict[str, JSON] = {}
+        for tool, deferred in entries:
+            item = function_json(tool, deferred)
+            if tool.namespace is None:
+                tools.append(item)
+                continue
+            if tool.namespace not in groups:
+                description = self.namespaces.get(tool.namespace, f"{tool.namespace} tools")
+                groups[tool.namespace] = {"type": "namespace", "name": tool.namespace,
+                                          "description": description, "tools": []}  # fmt: skip
+                tools.append(groups[tool.namespace])
+            groups[tool.namespace]["tools"].append(item)
+        return [*tools, {"type": "tool_search"}]
+
+    def call(self, call: ToolCall) -> JSON:
+        if self.search == "native-client" and call.name == TOOL_SEARCH:
+            self.search_calls.add(call.id)
+            return {"type": "tool_search_call", "call_id": call.id, "execution": "client",
+                    "status": "completed", "arguments": call.arguments}  # fmt: skip
+        if call.invalid_arguments is not None:
+            arguments = call.invalid_arguments
+        else:
+            arguments = arguments_json(call.arguments)
+        item: JSON = {"type": "function_call", "call_id": call.id, "name": call.name,
+                      "arguments": arguments}  # fmt: skip
+        if call.namespace:
+            item["namespace"] = call.namespace
+        return item
+
+    def result(self, index: int, message: ToolResultMessage) -> None:
+        specs = self.plan.loads.get(index, []) if self.load_mode != "full_list" else []
+        names = [s.name for s in specs]
+        if message.call_id in self.search_calls:
+            self.input.append({
+                "type": "tool_search_output", "call_id": message.call_id, "execution": "client",
+                "status": "completed", "tools": [function_json(s, True) for s in specs],
+            })  # fmt: skip
+            if message.is_error:
+                self.notes.append(
+                    f"tool_search call {message.call_id!r} failed; a tool_search_output has no "
+                    "text, so the model sees an empty result"
+                )
+            if specs:
+                self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
+            return
+        self.input.append({"type": "function_call_output", "call_id": message.call_id,
+                           "output": _output(message)})  # fmt: skip
+        if not specs:
+            return
+        if self.load_mode == "additional_tools":
+            self.input.append({"type": "additional_tools", "role": "developer",
+                               "tools": [function_json(s) for s in specs]})  # fmt: skip
+        else:
+            call_id = stable_id("dtl_tool_load_", message.call_id, ",".join(names))
+            self.input.append({
+                "type": "tool_search_call", "call_id": call_id, "execution": "client",
+                "status": "completed",
+                "arguments": {"query": " ".join(names), "limit": len(names)},
+            })  # fmt: skip
+            self.input.append({
+                "type": "tool_search_output", "call_id": call_id, "execution": "client",
+                "status": "completed", "tools": [function_json(s, True) for s in specs],
+            })  # fmt: skip
+        self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
+
+    def assistant(self, index: int, message: AssistantMessage) -> None:
+        for part in message.content:
+            if isinstance(part, TextPart):
+                if part.text:
+                    self.input.append({"role": "assistant", "content": part.text})
+            elif isinstance(part, ToolCallPart):
+                self.input.append(self.call(part.call))
+            elif isinstance(part, NativePart):
+                if part.block.provider == PROVIDER:
+                    self.input.append(part.block.data)
+                else:
+                    self.notes.append(
+                        f"dropped a {part.block.provider} {part.block.type!r} block from message "
+                        f"{index}: another provider's JSON is never replayed"
+                    )
+
+    def build_input(self) -> None:
+        plan = self.plan
+        for index in range(plan.first, len(plan.messages)):
+            message = plan.messages[index]
+            if isinstance(message, SystemUpdate):
+                text = render_patch(dict(message.sections))
+                self.input.append({"role": "developer", "content": text})
+            elif isinstance(message, UserMessage):
+                self.input.append({"role": "user", "content": _user_content(message.content)})
+            elif isinstance(message, AssistantMessage):
+                self.assistant(index, message)
+            elif isinstance(message, ToolResultMessage):
+                self.result(index, message)
+
+
+def choose_mode(profile: ModelProfile, search: str, load_mode: str | None, plan: Plan) -> str:
+    """The load mode: the override, else the best the model supports, else the full list."""
+    if load_mode is not None:
+        if load_mode not in LOAD_MODES:
+            raise ValueError(f"load_mode must be one of {LOAD_MODES}, got {load_mode!r}")
+        return load_mode
+    if search != "client" and profile.tool_search_items and not profile.additional_tools:
+        return "tool_search"
+    if profile.additional_tools:
+        return "additional_tools"
+    if profile.tool_search_items:
+        return "tool_search"
+    return "full_list"
+
+
+def build(
+    plan: Plan,
+    profile: ModelProfile,
+    registry: list[ToolSpec],
+    *,
+    search: str = "client",
+    load_mode: str | None = None,
+    namespaces: dict[str, str] | None = None,
+    **params: Any,
+) -> WireRequest:
+    """The Responses request body.
+
+    `search`: "client" (the session's tool_search function), "hosted" (OpenAI searches every
+    registered tool) or "native-client" (a client-executed tool_search answered locally).
+    `load_mode` forces "additional_tools", "tool_search" or "full_list". `namespaces` gives
+    namespace descriptions. Other keyword arguments go into the body as they are.
+    """
+    if search not in SEARCH_MODES:
+        raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
+    mode = choose_mode(profile, search, load_mode, plan)
+    if mode == "full_list" and plan.split.deferred and load_mode is None:
+        plan.notes.append(
+            f"{profile.model} supports neither additional_tools nor tool_search items: sending "
+            "the full active list (tool prefix changes: cache miss)"
+        )
+    builder = _Builder(plan, profile, search, mode, registry, namespaces or {})
+    tools = builder.tools()
+    builder.build_input()
+    payload: JSON = {"model": profile.model}
+    if plan.system:
+        payload["instructions"] = render_sections(plan.system)
+    payload["input"] = builder.input
+    if tools:
+        payload["tools"] = tools
+    payload.update(params)
+    label = {"hosted": "native_hosted", "native-client": "native_client"}.get(search, mode)
+    return WireRequest(PROVIDER, profile.model, payload, label, builder.load_points,
+                       builder.notes, profile)  # fmt: skip
+
+
+def parse(response: Any, model: str | None = None) -> Reply:
+    """A Responses `Response` (SDK object or dict) as a neutral assistant message."""
+    data = as_dict(response, PROVIDER)
+    items = require(data, "output", list, PROVIDER, "")
+    content: list[TextPart | ToolCallPart | NativePart] = []
+    loaded: list[str] = []
+    for i, item in enumerate(items):
+        where = f"output.{i}"
+        kind = require(item, "type", str, PROVIDER, where)
+        if kind == "message":
+            for j, part in enumerate(require(item, "content", list, PROVIDER, where)):
+                ptype = require(part, "type", str, PROVIDER, f"{where}.content.{j}")
+                if ptype == "output_text":
+                    text = require(part, "text", str, PROVIDER, f"{where}.content.{j}")
+                    content.append(TextPart(text=text))
+                elif ptype == "refusal":
+                    content.append(TextPart(text=str(part.get("refusal", ""))))
+        elif kind == "function_call":
+            content.append(ToolCallPart(call=_function_call(item, where)))
+        elif kind == "tool_search_call" and item.get("execution") == "client":
+            call_id = require(item, "call_id", str, PROVIDER, where)
+            arguments = item.get("arguments")
+            call = ToolCall(id=call_id, name=TOOL_SEARCH,
+                            arguments=arguments if isinstance(arguments, dict) else {})  # fmt: skip
+            content.append(ToolCallPart(call=call))
+        else:
+            if kind == "tool_search_output":
+                loaded.extend(_tool_names(item.get("tools") or []))
+            content.append(NativePart(block=NativeBlock(provider=PROVIDER, data=item)))
+    usage = data.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise ResponseFormatError(PROVIDER, "usage", "expected an object")
+    message = AssistantMessage(content=content, provider=PROVIDER, model=data.get("model", model))
+    return Reply(message, usage, data.get("status"), loaded, data)
+
+
+def _function_call(item: JSON, where: str) -> ToolCall:
+    call_id = require(item, "call_id", str, PROVIDER, where)
+    name = require(item, "name", str, PROVIDER, where)
+    raw = require(item, "arguments", str, PROVIDER, where)
+    namespace = item.get("namespace")
+    namespace = namespace if isinstance(namespace, str) and namespace != name else None
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        arguments = None
+    if not isinstance(arguments, dict):
+        return ToolCall(id=call_id, name=name, namespace=namespace, invalid_arguments=raw)
+    return ToolCall(id=call_id, name=name, arguments=arguments, namespace=namespace)
+
+
+def _tool_names(tools: list[Any]) -> list[str]:
+    names: list[str] = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "namespace":
+            names.extend(_tool_names(tool.get("tools") or []))
+        elif isinstance(tool.get("name"), str):
+            names.append(tool["name"])
+    return names
