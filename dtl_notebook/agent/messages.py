@@ -144,6 +144,10 @@ def parts(content: str | list[ContentPart] | Any) -> list[ContentPart]:
     """Content parts from a string, a list of parts, or a JSON-serializable value."""
     if isinstance(content, str):
         return [TextPart(text=content)]
-    if isinstance(content, list) and all(isinstance(p, TextPart | ImagePart) for p in content):
+    if (
+        content
+        and isinstance(content, list)
+        and all(isinstance(p, TextPart | ImagePart) for p in content)
+    ):
         return list(content)
     return [TextPart(text=json.dumps(content, ensure_ascii=False, sort_keys=True))]

@@ -83,7 +83,8 @@ class Session:
     # -- the active set -------------------------------------------------------------------
     @property
     def active_tools(self) -> list[str]:
-        return list(self._active)
+        """Active tool names in activation order (unregistered ones drop out)."""
+        return [n for n in self._active if n in self.registry]
 
     def set_active_tools(self, names: Iterable[str]) -> None:
         """Replace the active set (order kept, duplicates dropped). Writes no marker."""
@@ -101,7 +102,7 @@ class Session:
 
     def tools(self) -> list[Tool]:
         """The active tools' current definitions, in activation order."""
-        return [self.registry[n] for n in self._active]
+        return [self.registry[n] for n in self.active_tools]
 
     def split(self) -> DeferredSplit:
         """split_deferred_tools over the active tools and this transcript."""

@@ -12,6 +12,7 @@ the references without `is_error`, and the error text follows as a sibling block
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -40,6 +41,7 @@ NATIVE_SEARCH = {
     "native-regex": {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
 }
 SEARCH_MODES = ("client", *NATIVE_SEARCH)
+SERVER_SEARCH_BLOCKS = {"server_tool_use", "tool_search_tool_result"}
 CACHE_MODES = ("automatic", "explicit", "none")
 LOOKBACK_BLOCKS = 20
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
@@ -62,8 +64,11 @@ def _content(parts: list[TextPart | ImagePart]) -> list[JSON]:
             if part.text:
                 blocks.append({"type": "text", "text": part.text})
         elif part.data is not None:
-            source = {"type": "base64", "media_type": part.media_type or "image/png",
-                      "data": part.data}  # fmt: skip
+            source = {
+                "type": "base64",
+                "media_type": part.media_type or "image/png",
+                "data": part.data,
+            }
             blocks.append({"type": "image", "source": source})
         else:
             blocks.append({"type": "image", "source": {"type": "url", "url": part.url or ""}})
@@ -96,7 +101,7 @@ class _Builder:
         self.sources: list[int] = []  # transcript index of each payload message's first source
         self.load_points: list[LoadPoint] = []
         self.siblings: list[JSON] = []
-        self.pending_system: JSON | None = None
+        self.pending_system: list[JSON] = []
 
     # -- tools ----------------------------------------------------------------------------
     def tools(self) -> tuple[list[JSON], str, bool]:
@@ -105,22 +110,25 @@ class _Builder:
         immediate, deferred = list(split.immediate), dict(split.deferred)
         if self.search != "client":
             return self._native_tools(immediate, deferred)
-        if not deferred:
-            return [tool_json(t) for t in immediate], "tool_reference", True
+        full = [tool_json(t) for t in self.plan.full_list()]
+        if not deferred and not self.plan.retired:
+            return full, "tool_reference" if profile.tool_reference else "full_list", False
         if not profile.tool_reference:
             self.notes.append(
                 f"{profile.model} does not support defer_loading/tool_reference: sending the "
                 "full active list (tool prefix changes: cache miss)"
             )
-            return [tool_json(t) for t in [*immediate, *deferred.values()]], "full_list", False
+            return full, "full_list", False
         if not immediate:
             self.notes.append(
                 "every active tool is deferred and Anthropic rejects an all-deferred request: "
                 "sending all tools as immediate"
             )
-            return [tool_json(t) for t in deferred.values()], "full_list", False
+            return full, "full_list", False
+        # a tool deactivated after its load point keeps its definition, so history stays valid
+        later = [*deferred.items(), *self.plan.retired.items()]
         deferred_json = [
-            tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in deferred.items()
+            tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later
         ]
         return [tool_json(t) for t in immediate] + deferred_json, "tool_reference", True
 
@@ -132,11 +140,18 @@ class _Builder:
                 f"{self.profile.model} does not support Anthropic's tool search tool; "
                 "use search='client' or override native_tool_search=True"
             )
-        used = {c.name for m in self.plan.messages if isinstance(m, AssistantMessage)
-                for c in m.tool_calls}  # fmt: skip
+        used = {
+            c.name
+            for m in self.plan.messages
+            if isinstance(m, AssistantMessage)
+            for c in m.tool_calls
+        }
         loaded = set(natively_loaded(self.plan.messages))
-        keep = [t for t in immediate if t.name not in loaded
-                and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)]  # fmt: skip
+        keep = [
+            t
+            for t in immediate
+            if t.name not in loaded and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)
+        ]
         keep_names = {t.name for t in keep}
         candidates = [
             self.plan.loaded_snapshot(t.name) or deferred.get(t.name) or t.spec()
@@ -161,14 +176,14 @@ class _Builder:
         if self.siblings:
             self.add("user", self.siblings, source)
             self.siblings = []
-        if (
-            self.pending_system is not None
-            and self.messages
-            and (self.messages[-1]["role"] == "user")
-        ):
-            self.messages.append(self.pending_system)
-            self.sources.append(source)
-            self.pending_system = None
+
+    def flush_system(self, source: int) -> None:
+        """Place pending system messages: right after a user turn, and last or before an
+        assistant turn (Anthropic's placement rule), so they wait for the next user text."""
+        if self.pending_system and self.messages and self.messages[-1]["role"] == "user":
+            self.messages.extend(self.pending_system)
+            self.sources.extend([source] * len(self.pending_system))
+            self.pending_system = []
 
     def tool_result(self, index: int, message: ToolResultMessage, references: bool) -> None:
         specs = self.plan.loads.get(index, []) if references else []
@@ -207,11 +222,20 @@ class _Builder:
                     self.notes.append(
                         f"tool call {call.id!r} had invalid JSON arguments; sent as an empty input"
                     )
-                blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
-                               "input": call.arguments})  # fmt: skip
+                blocks.append(
+                    {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                )
             elif isinstance(part, NativePart):
-                if part.block.provider == PROVIDER:
-                    blocks.append(part.block.data)
+                if part.block.provider == PROVIDER and (
+                    self.search != "client" or part.block.type not in SERVER_SEARCH_BLOCKS
+                ):
+                    blocks.append(copy.deepcopy(part.block.data))  # breakpoints mark the copy
+                elif part.block.provider == PROVIDER:
+                    self.notes.append(
+                        f"dropped a {part.block.type!r} block from message {index}: the server "
+                        "search tool is not declared with search='client' (its tools are sent "
+                        "as active tools instead)"
+                    )
                 else:
                     self.notes.append(
                         f"dropped a {part.block.provider} {part.block.type!r} block from message "
@@ -230,16 +254,22 @@ class _Builder:
                 self.flush_siblings(index)
             if isinstance(message, SystemUpdate):
                 if not collapse:
-                    text = render_patch(dict(message.sections))
-                    self.pending_system = {"role": "system",
-                                           "content": [{"type": "text", "text": text}]}  # fmt: skip
+                    block = {"type": "text", "text": render_patch(dict(message.sections))}
+                    self.pending_system.append({"role": "system", "content": [block]})
             elif isinstance(message, UserMessage):
                 self.add("user", _content(message.content), index)
             elif isinstance(message, AssistantMessage):
+                self.flush_system(index)
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
         self.flush_siblings(len(plan.messages))
+        self.flush_system(len(plan.messages))
+        if self.pending_system:
+            self.notes.append(
+                "a system prompt update follows no user turn and was left out (Anthropic takes "
+                "a system message only right after a user turn)"
+            )
 
     def system(self) -> list[JSON]:
         sections = self.plan.system
@@ -316,8 +346,9 @@ def build(
     if tools:
         payload["tools"] = tools
     payload.update(params)
-    return WireRequest(PROVIDER, profile.model, payload, mode, builder.load_points,
-                       builder.notes, profile)  # fmt: skip
+    return WireRequest(
+        PROVIDER, profile.model, payload, mode, builder.load_points, builder.notes, profile
+    )
 
 
 def parse(response: Any, model: str | None = None) -> Reply:

@@ -105,8 +105,13 @@ def _assistant(index: int, message: AssistantMessage, provider: str, notes: list
         if isinstance(part, ToolCallPart):
             call = part.call
             arguments = call.invalid_arguments or arguments_json(call.arguments)
-            calls.append({"id": call.id, "type": "function",
-                          "function": {"name": call.name, "arguments": arguments}})  # fmt: skip
+            calls.append(
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": arguments},
+                }
+            )
         elif isinstance(part, NativePart):
             notes.append(
                 f"dropped a {part.block.provider} {part.block.type!r} block from message {index}:"
@@ -125,8 +130,7 @@ def build(
     """The Chat Completions body: the full active tool list, newest last."""
     notes = list(plan.notes)
     messages = chat_messages(plan, PROVIDER, system_updates, notes, lambda batch, out: None)
-    tools = [*plan.split.immediate, *plan.split.deferred.values()]
-    order = {t.name: i for i, t in enumerate(tools)}
+    tools = plan.full_list()
     if plan.split.deferred:
         notes.append(
             "Chat Completions has no deferred-loading protocol: loaded tools are appended to the "
@@ -134,7 +138,7 @@ def build(
         )
     payload: JSON = {"model": profile.model, "messages": messages}
     if tools:
-        payload["tools"] = [function_json(t) for t in sorted(tools, key=lambda t: order[t.name])]
+        payload["tools"] = [function_json(t) for t in tools]
     payload.update(params)
     return WireRequest(PROVIDER, profile.model, payload, "full_list", [], notes, profile)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.agent.messages import (
+    AssistantMessage,
     ImagePart,
     Message,
     SystemUpdate,
@@ -62,15 +63,28 @@ class Plan:
     loads: dict[int, list[ToolSpec]]  # message index -> definitions entering after it
     redefined: dict[str, ToolSpec]  # deferred tools whose current definition left the snapshot
     notes: list[str]
+    order: list[str] = field(default_factory=list)  # active tool names, in activation order
+    retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
 
     def loaded_snapshot(self, name: str) -> ToolSpec | None:
         return next((s for specs in self.loads.values() for s in specs if s.name == name), None)
 
+    def full_list(self) -> list[ToolSpec]:
+        """Every active tool in activation order, so newly active tools come last."""
+        tools = {t.name: t for t in [*self.split.immediate, *self.split.deferred.values()]}
+        rank = {name: i for i, name in enumerate(self.order)}
+        return sorted(tools.values(), key=lambda t: rank.get(t.name, len(rank)))
+
 
 def plan(session: Session) -> Plan:
-    """Split the tools and place every deferred definition at its first marker."""
+    """Split the tools and place every deferred definition at its first marker.
+
+    Definitions come from the marker's snapshot. A tool deactivated after its load point keeps
+    that load point (`Plan.retired`), so history never changes when the active set shrinks.
+    """
     messages = list(session.messages)
-    split = split_deferred_tools(session.tools(), messages)
+    tools = session.tools()
+    split = split_deferred_tools(tools, messages)
     system: dict[str, str] = {}
     first = 0
     while first < len(messages) and isinstance(messages[first], SystemUpdate):
@@ -81,14 +95,27 @@ def plan(session: Session) -> Plan:
     loads: dict[int, list[ToolSpec]] = {}
     notes: list[str] = []
     loaded: set[str] = set()
+    active = {t.name for t in split.immediate} | set(split.deferred)
+    used: set[str] = set()
+    retired: dict[str, ToolSpec] = {}
     for index, message in enumerate(messages):
+        if isinstance(message, AssistantMessage):
+            used.update(call.name for call in message.tool_calls)
         if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
             continue
         specs = []
         for name in message.added_tool_names:
-            if name in split.deferred and name not in loaded:
-                loaded.add(name)
-                specs.append(message.snapshot(name) or split.deferred[name].spec())
+            if name in loaded:
+                continue
+            snapshot = message.snapshot(name)
+            if name in split.deferred:
+                spec = snapshot or split.deferred[name].spec()
+            elif name not in active and name not in used and snapshot is not None:
+                spec = retired[name] = snapshot  # deactivated later: history keeps its load
+            else:
+                continue
+            loaded.add(name)
+            specs.append(spec)
         if specs:
             loads[index] = specs
     redefined: dict[str, ToolSpec] = {}
@@ -100,13 +127,19 @@ def plan(session: Session) -> Plan:
                 f"tool {name!r} was redefined after its load point: history keeps the definition "
                 "the model was given there (register the new one under a new name to load it)"
             )
-    removed = _removed_after_marker(messages, split)
+    if retired:
+        notes.append(
+            f"tool(s) {list(retired)} were loaded earlier but are no longer active: history keeps "
+            "their load points with the recorded definitions (a later call to one gets an error)"
+        )
+    removed = [n for n in _removed_after_marker(messages, split) if n not in retired]
     if removed:
         notes.append(
             f"tool(s) {removed} were loaded earlier but are no longer active: their load points "
             "are dropped, which rewrites history from there (cache miss)"
         )
-    return Plan(messages, split, system, first, loads, redefined, notes)
+    order = [t.name for t in tools]
+    return Plan(messages, split, system, first, loads, redefined, notes, order, retired)
 
 
 def _removed_after_marker(messages: list[Message], split: DeferredSplit) -> list[str]:

@@ -23,7 +23,7 @@ def build(
 ) -> WireRequest:
     """The Kimi body: unmarked tools top-level, marked ones in system messages at their batch."""
     notes = list(plan.notes)
-    active = {t.name: t for t in [*plan.split.immediate, *plan.split.deferred.values()]}
+    active = {t.name: t for t in plan.full_list()}
     marked: set[str] = set()
     load_points: list[LoadPoint] = []
 
@@ -33,9 +33,13 @@ def build(
             message = plan.messages[index]
             assert isinstance(message, ToolResultMessage)
             for name in message.added_tool_names or []:
-                if name in active and name not in (s.name for s in specs):
+                if name in (s.name for s in specs):
+                    continue
+                if name in active:
                     specs.append(message.snapshot(name) or active[name].spec())
                     marked.add(name)
+                elif name in plan.retired:  # deactivated later: history keeps the definition
+                    specs.append(message.snapshot(name) or plan.retired[name])
         if specs:
             out.append({"role": "system", "tools": [function_json(s) for s in specs]})
             path = f"messages.{len(out) - 1}.tools"

@@ -16,15 +16,32 @@ PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
 
 # Anthropic (family, version) tables.
 _TOOL_SEARCH = {
-    ("fable", "5.1"), ("mythos", "5.1"), ("fable", "5"), ("mythos", "5"), ("opus", "5"),
-    ("opus", "4.8"), ("opus", "4.7"), ("opus", "4.6"), ("sonnet", "4.6"), ("opus", "4.5"),
-    ("sonnet", "4.5"), ("haiku", "4.5"),
-}  # fmt: skip
+    ("fable", "5.1"),
+    ("mythos", "5.1"),
+    ("fable", "5"),
+    ("mythos", "5"),
+    ("opus", "5"),
+    ("opus", "4.8"),
+    ("opus", "4.7"),
+    ("opus", "4.6"),
+    ("sonnet", "4.6"),
+    ("opus", "4.5"),
+    ("sonnet", "4.5"),
+    ("haiku", "4.5"),
+}
 _NO_TOOL_SEARCH = {("opus", "4.1"), ("opus", "4"), ("sonnet", "4"), ("haiku", "3.5")}
 _MID_CONVERSATION_SYSTEM = {
-    ("opus", "4.8"), ("opus", "5"), ("opus", "5.5"), ("sonnet", "5.5"), ("haiku", "5.5"),
-    ("fable", "5"), ("fable", "5.1"), ("mythos", "5"), ("mythos", "5.1"), ("sonnet", "5"),
-}  # fmt: skip
+    ("opus", "4.8"),
+    ("opus", "5"),
+    ("opus", "5.5"),
+    ("sonnet", "5.5"),
+    ("haiku", "5.5"),
+    ("fable", "5"),
+    ("fable", "5.1"),
+    ("mythos", "5"),
+    ("mythos", "5.1"),
+    ("sonnet", "5"),
+}
 _MIN_CACHEABLE = {
     **dict.fromkeys(
         [("fable", "5.1"), ("mythos", "5.1"), ("opus", "5"), ("fable", "5"), ("mythos", "5")], 512
@@ -48,7 +65,7 @@ _CLAUDE = re.compile(r"^claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2
 
 # OpenAI models that do not get tool_search although their version would (Pi's table).
 _OPENAI_EXCLUDED = {"gpt-5.4-nano", "gpt-5.5-pro"}
-_GPT = re.compile(r"^gpt-(\d+)(?:\.(\d+))?(?:-([a-z0-9-]+))?$")
+_GPT = re.compile(r"^gpt-(\d+)(?:\.(\d+))?o?(?:-([a-z0-9-]+))?$")
 
 
 class ModelProfile(BaseModel):
@@ -116,8 +133,11 @@ def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfi
     if provider == "anthropic":
         flags = _anthropic(model)
     elif provider == "kimi":
-        flags = {"known": model.startswith("kimi-"), "kimi_tools": True,
-                 "mid_conversation_system": True}  # fmt: skip
+        flags = {
+            "known": model.startswith("kimi-"),
+            "kimi_tools": True,
+            "mid_conversation_system": True,
+        }
     else:
         flags = _openai(model, responses=provider == "openai-responses")
     unknown = set(overrides) - set(ModelProfile.model_fields) - {"provider", "model"}

@@ -11,6 +11,7 @@ declares a client-executed `tool_search` whose calls the session's own engine an
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -95,7 +96,7 @@ class _Builder:
     def tools(self) -> list[JSON]:
         split = self.plan.split
         if self.load_mode == "full_list":
-            return [function_json(t) for t in [*split.immediate, *split.deferred.values()]]
+            return [function_json(t) for t in self.plan.full_list()]
         immediate = list(split.immediate)
         if self.search == "hosted":
             return self._hosted(immediate)
@@ -113,15 +114,10 @@ class _Builder:
         return [function_json(t) for t in immediate]
 
     def _hosted(self, immediate: list[ToolSpec]) -> list[JSON]:
-        if not self.profile.native_tool_search:
-            raise ValueError(
-                f"{self.profile.model} does not support OpenAI tool_search; "
-                "use search='client' or override native_tool_search=True"
-            )
-        shown = {t.name for t in immediate if t.name != TOOL_SEARCH}
-        entries: list[tuple[ToolSpec, bool]] = [
-            (t, False) for t in immediate if t.name != TOOL_SEARCH
-        ]
+        # a tool the hosted search loaded stays deferred when the session activates it
+        loaded = set(hosted_loaded(self.plan.messages))
+        shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
+        entries: list[tuple[ToolSpec, bool]] = [(t, False) for t in immediate if t.name in shown]
         entries += [(t, True) for t in self.registry if t.name not in shown | {TOOL_SEARCH}]
         tools: list[JSON] = []
         groups: dict[str, JSON] = {}
@@ -132,8 +128,12 @@ class _Builder:
                 continue
             if tool.namespace not in groups:
                 description = self.namespaces.get(tool.namespace, f"{tool.namespace} tools")
-                groups[tool.namespace] = {"type": "namespace", "name": tool.namespace,
-                                          "description": description, "tools": []}  # fmt: skip
+                groups[tool.namespace] = {
+                    "type": "namespace",
+                    "name": tool.namespace,
+                    "description": description,
+                    "tools": [],
+                }
                 tools.append(groups[tool.namespace])
             groups[tool.namespace]["tools"].append(item)
         return [*tools, {"type": "tool_search"}]
@@ -141,14 +141,23 @@ class _Builder:
     def call(self, call: ToolCall) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
             self.search_calls.add(call.id)
-            return {"type": "tool_search_call", "call_id": call.id, "execution": "client",
-                    "status": "completed", "arguments": call.arguments}  # fmt: skip
+            return {
+                "type": "tool_search_call",
+                "call_id": call.id,
+                "execution": "client",
+                "status": "completed",
+                "arguments": call.arguments,
+            }
         if call.invalid_arguments is not None:
             arguments = call.invalid_arguments
         else:
             arguments = arguments_json(call.arguments)
-        item: JSON = {"type": "function_call", "call_id": call.id, "name": call.name,
-                      "arguments": arguments}  # fmt: skip
+        item: JSON = {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": arguments,
+        }
         if call.namespace:
             item["namespace"] = call.namespace
         return item
@@ -157,10 +166,15 @@ class _Builder:
         specs = self.plan.loads.get(index, []) if self.load_mode != "full_list" else []
         names = [s.name for s in specs]
         if message.call_id in self.search_calls:
-            self.input.append({
-                "type": "tool_search_output", "call_id": message.call_id, "execution": "client",
-                "status": "completed", "tools": [function_json(s, True) for s in specs],
-            })  # fmt: skip
+            self.input.append(
+                {
+                    "type": "tool_search_output",
+                    "call_id": message.call_id,
+                    "execution": "client",
+                    "status": "completed",
+                    "tools": [function_json(s, True) for s in specs],
+                }
+            )
             if message.is_error:
                 self.notes.append(
                     f"tool_search call {message.call_id!r} failed; a tool_search_output has no "
@@ -169,24 +183,39 @@ class _Builder:
             if specs:
                 self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
             return
-        self.input.append({"type": "function_call_output", "call_id": message.call_id,
-                           "output": _output(message)})  # fmt: skip
+        self.input.append(
+            {"type": "function_call_output", "call_id": message.call_id, "output": _output(message)}
+        )
         if not specs:
             return
         if self.load_mode == "additional_tools":
-            self.input.append({"type": "additional_tools", "role": "developer",
-                               "tools": [function_json(s) for s in specs]})  # fmt: skip
+            self.input.append(
+                {
+                    "type": "additional_tools",
+                    "role": "developer",
+                    "tools": [function_json(s) for s in specs],
+                }
+            )
         else:
             call_id = stable_id("dtl_tool_load_", message.call_id, ",".join(names))
-            self.input.append({
-                "type": "tool_search_call", "call_id": call_id, "execution": "client",
-                "status": "completed",
-                "arguments": {"query": " ".join(names), "limit": len(names)},
-            })  # fmt: skip
-            self.input.append({
-                "type": "tool_search_output", "call_id": call_id, "execution": "client",
-                "status": "completed", "tools": [function_json(s, True) for s in specs],
-            })  # fmt: skip
+            self.input.append(
+                {
+                    "type": "tool_search_call",
+                    "call_id": call_id,
+                    "execution": "client",
+                    "status": "completed",
+                    "arguments": {"query": " ".join(names), "limit": len(names)},
+                }
+            )
+            self.input.append(
+                {
+                    "type": "tool_search_output",
+                    "call_id": call_id,
+                    "execution": "client",
+                    "status": "completed",
+                    "tools": [function_json(s, True) for s in specs],
+                }
+            )
         self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
 
     def assistant(self, index: int, message: AssistantMessage) -> None:
@@ -197,8 +226,16 @@ class _Builder:
             elif isinstance(part, ToolCallPart):
                 self.input.append(self.call(part.call))
             elif isinstance(part, NativePart):
-                if part.block.provider == PROVIDER:
-                    self.input.append(part.block.data)
+                hosted_item = part.block.type.startswith("tool_search") and (
+                    part.block.data.get("execution") == "server"
+                )
+                if part.block.provider == PROVIDER and (self.search == "hosted" or not hosted_item):
+                    self.input.append(copy.deepcopy(part.block.data))
+                elif part.block.provider == PROVIDER:
+                    self.notes.append(
+                        f"dropped a hosted {part.block.type!r} item from message {index}: hosted "
+                        "search is not declared (its tools are sent as active tools instead)"
+                    )
                 else:
                     self.notes.append(
                         f"dropped a {part.block.provider} {part.block.type!r} block from message "
@@ -220,17 +257,28 @@ class _Builder:
                 self.result(index, message)
 
 
+def hosted_loaded(messages: list[Any]) -> list[str]:
+    """Tool names that OpenAI's hosted tool search loaded in the transcript."""
+    names: list[str] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for block in message.native_blocks:
+                if block.provider == PROVIDER and block.type == "tool_search_output":
+                    names.extend(_tool_names(block.data.get("tools") or []))
+    return list(dict.fromkeys(names))
+
+
 def choose_mode(profile: ModelProfile, search: str, load_mode: str | None, plan: Plan) -> str:
     """The load mode: the override, else the best the model supports, else the full list."""
     if load_mode is not None:
         if load_mode not in LOAD_MODES:
             raise ValueError(f"load_mode must be one of {LOAD_MODES}, got {load_mode!r}")
+        if load_mode == "full_list" and search != "client":
+            raise ValueError(f"search={search!r} cannot be combined with load_mode='full_list'")
         return load_mode
-    if search != "client" and profile.tool_search_items and not profile.additional_tools:
-        return "tool_search"
     if profile.additional_tools:
         return "additional_tools"
-    if profile.tool_search_items:
+    if profile.tool_search_items or search != "client":  # native search implies the items
         return "tool_search"
     return "full_list"
 
@@ -254,6 +302,11 @@ def build(
     """
     if search not in SEARCH_MODES:
         raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
+    if search != "client" and not profile.native_tool_search:
+        raise ValueError(
+            f"{profile.model} does not support OpenAI tool_search; "
+            "use search='client' or override native_tool_search=True"
+        )
     mode = choose_mode(profile, search, load_mode, plan)
     if mode == "full_list" and plan.split.deferred and load_mode is None:
         plan.notes.append(
@@ -271,8 +324,9 @@ def build(
         payload["tools"] = tools
     payload.update(params)
     label = {"hosted": "native_hosted", "native-client": "native_client"}.get(search, mode)
-    return WireRequest(PROVIDER, profile.model, payload, label, builder.load_points,
-                       builder.notes, profile)  # fmt: skip
+    return WireRequest(
+        PROVIDER, profile.model, payload, label, builder.load_points, builder.notes, profile
+    )
 
 
 def parse(response: Any, model: str | None = None) -> Reply:
@@ -297,8 +351,11 @@ def parse(response: Any, model: str | None = None) -> Reply:
         elif kind == "tool_search_call" and item.get("execution") == "client":
             call_id = require(item, "call_id", str, PROVIDER, where)
             arguments = item.get("arguments")
-            call = ToolCall(id=call_id, name=TOOL_SEARCH,
-                            arguments=arguments if isinstance(arguments, dict) else {})  # fmt: skip
+            call = ToolCall(
+                id=call_id,
+                name=TOOL_SEARCH,
+                arguments=arguments if isinstance(arguments, dict) else {},
+            )
             content.append(ToolCallPart(call=call))
         else:
             if kind == "tool_search_output":

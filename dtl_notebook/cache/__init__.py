@@ -1,0 +1,31 @@
+"""Layer 4: prefix-cache rules, the turn-over-turn analyzer, and why a cache breaks."""
+
+from dtl_notebook.cache.analyze import (
+    CacheAnalyzer,
+    CacheBreak,
+    CacheEntry,
+    CacheReport,
+    DiffOp,
+    Usage,
+    analyze,
+    reported_usage,
+)
+from dtl_notebook.cache.audit import CaptureError, audit_jsonl, detect_provider, load_jsonl
+from dtl_notebook.cache.rules import CacheRule, cache_rule
+
+__all__ = [
+    "CacheAnalyzer",
+    "CacheBreak",
+    "CacheEntry",
+    "CacheReport",
+    "CacheRule",
+    "CaptureError",
+    "DiffOp",
+    "Usage",
+    "analyze",
+    "audit_jsonl",
+    "cache_rule",
+    "detect_provider",
+    "load_jsonl",
+    "reported_usage",
+]

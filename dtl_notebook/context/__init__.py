@@ -1,0 +1,1 @@
+"""Layer 3: what the model context holds, per provider."""

@@ -1,0 +1,159 @@
+"""What an emulated model can see: the tools in its context and the turn so far.
+
+Built from the model context (layer 3), so a tool that never reached the context cannot be
+called, and from the request's conversation items.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from dtl_notebook.context.model import ModelContext
+
+SEARCH_TOOL_NAMES = {"tool_search", "tool_search_tool_bm25", "tool_search_tool_regex"}
+
+
+@dataclass(frozen=True)
+class VisibleTool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in the current turn: a call and, once answered, its result."""
+
+    name: str
+    arguments: dict[str, Any]
+    result: str | None = None
+
+
+@dataclass
+class View:
+    task: str
+    tools: dict[str, VisibleTool] = field(default_factory=dict)
+    searchable: dict[str, str] = field(default_factory=dict)  # summaries of deferred tools
+    search: str | None = None  # how the model can search: the search tool's name
+    events: list[Event] = field(default_factory=list)
+
+    def callable_tools(self) -> list[VisibleTool]:
+        return [t for n, t in self.tools.items() if n not in SEARCH_TOOL_NAMES]
+
+
+def _tool_from(text: str) -> VisibleTool | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    name = data.get("name")
+    if data.get("type") == "tool_search":
+        name = "tool_search"
+    if not isinstance(name, str):
+        return None
+    params = data.get("input_schema") or data.get("parameters") or {}
+    return VisibleTool(name, str(data.get("description") or ""), params)
+
+
+def build_view(payload: dict[str, Any], provider: str, ctx: ModelContext) -> View:
+    """The emulated model's view of one request."""
+    task, events = _conversation(payload, provider)
+    view = View(task=task, events=events)
+    for seg in ctx.segments:
+        if seg.kind in ("tool_schema", "loaded_schema"):
+            tool = _tool_from(seg.text)
+            if tool is not None:
+                view.tools[tool.name] = tool
+        elif seg.kind == "tool_summary":
+            data = json.loads(seg.text)
+            view.searchable[str(data.get("name") or data.get("namespace"))] = str(
+                data.get("description") or ""
+            )
+    for name in ("tool_search_tool_bm25", "tool_search_tool_regex", "tool_search"):
+        if name in view.tools:
+            view.search = name
+    return view
+
+
+def _conversation(payload: dict[str, Any], provider: str) -> tuple[str, list[Event]]:
+    """The latest user text and the calls/results after it."""
+    task = ""
+    events: list[Event] = []
+    by_id: dict[str, int] = {}
+
+    def call(call_id: str, name: str, arguments: Any) -> None:
+        by_id[call_id] = len(events)
+        events.append(Event(name, arguments if isinstance(arguments, dict) else {}))
+
+    def result(call_id: str, text: str) -> None:
+        if call_id in by_id:
+            i = by_id[call_id]
+            events[i] = Event(events[i].name, events[i].arguments, text)
+
+    def user(text: str) -> None:
+        nonlocal task
+        if text.strip():
+            task = text
+            events.clear()
+            by_id.clear()
+
+    if provider == "anthropic":
+        for message in payload.get("messages") or []:
+            content = message.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            answers = any(b.get("type") == "tool_result" for b in blocks or [])
+            for block in blocks or []:
+                kind = block.get("type")
+                if message["role"] == "user" and kind == "text" and not answers:
+                    user(block.get("text", ""))
+                elif kind in ("tool_use", "server_tool_use"):
+                    call(block["id"], block["name"], block.get("input"))
+                elif kind == "tool_result":
+                    result(block["tool_use_id"], _text(block.get("content")))
+                elif kind == "tool_search_tool_result":
+                    result(block["tool_use_id"], json.dumps(block.get("content")))
+    elif provider == "openai-responses":
+        items = payload.get("input")
+        for item in [{"role": "user", "content": items}] if isinstance(items, str) else items or []:
+            kind = item.get("type", "message")
+            if kind == "message" and item.get("role") == "user":
+                user(_text(item.get("content")))
+            elif kind in ("function_call", "tool_search_call"):
+                arguments = item.get("arguments")
+                if isinstance(arguments, str):
+                    arguments = json.loads(arguments or "{}")
+                name = item.get("name", "tool_search")
+                call(item.get("call_id") or item.get("id") or "", name, arguments)
+            elif kind in ("function_call_output", "tool_search_output"):
+                text = item.get("output") if kind == "function_call_output" else item.get("tools")
+                result(
+                    item.get("call_id") or "", text if isinstance(text, str) else json.dumps(text)
+                )
+    else:
+        for message in payload.get("messages") or []:
+            if message.get("role") == "user":
+                user(_text(message.get("content")))
+            for tc in message.get("tool_calls") or []:
+                function = tc.get("function") or {}
+                call(
+                    tc["id"],
+                    function.get("name", ""),
+                    json.loads(function.get("arguments") or "{}"),
+                )
+            if message.get("role") == "tool":
+                result(message.get("tool_call_id", ""), _text(message.get("content")))
+    return task, events
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
+        )
+    return ""
