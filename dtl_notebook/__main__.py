@@ -1,77 +1,32 @@
-"""`python -m dtl_notebook`: an offline walk through deferred tool loading, printed."""
+"""`python -m dtl_notebook`: the demo on the offline emulator, provider by provider, printed."""
 
 from __future__ import annotations
 
-import json
-
-from dtl_notebook import Session, Tool, ToolCall
-from dtl_notebook.agent import tool_catalog
-
-
-def _catalog() -> list[Tool]:
-    def obj(**props: str) -> dict[str, object]:
-        return {
-            "type": "object",
-            "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
-            "required": list(props),
-        }
-
-    return [
-        Tool(
-            name="read_file",
-            description="Read a text file from the workspace",
-            parameters=obj(path="Relative file path"),
-            execute=lambda path: f"<{path}>",
-        ),
-        Tool(
-            name="get_weather",
-            description="Current weather for a city",
-            parameters=obj(city="City name"),
-            execute=lambda city: f"Sunny, 21C in {city}",
-        ),
-        Tool(
-            name="get_shipping_eta",
-            description="Look up the shipping ETA of an order",
-            parameters=obj(order_id="Order id such as order_42"),
-            execute=lambda order_id: {"order_id": order_id, "eta": "2026-12-05"},
-        ),
-        Tool(
-            name="create_invoice",
-            description="Create an invoice for a customer",
-            parameters=obj(customer_id="CRM customer id"),
-        ),
-        Tool(
-            name="list_events",
-            description="List calendar events on a day",
-            parameters=obj(day="ISO date"),
-        ),
-    ]
+from dtl_notebook.live.agent import Agent
+from dtl_notebook.live.demos import DEMO_MODELS, DEMO_TURNS, demo_session
 
 
 def main() -> None:
-    tools = _catalog()
-    session = Session(
-        system="You are a logistics assistant.",
-        tools=tools,
-        active=["tool_search", "read_file"],
-        sections={"tool_catalog": tool_catalog(t for t in tools if t.name != "read_file")},
-    )
-    print("registered:", session.registry.names())
-    print("active at start:", session.active_tools)
-    session.user("What is the ETA of order_42?")
-    search = ToolCall(id="call_1", name="tool_search", arguments={"query": "shipping eta order"})
-    session.assistant(tool_calls=[search])
-    result = session.execute(search)
-    print("\ntool_search ->", result.text)
-    print("marker added_tool_names:", result.added_tool_names)
-    print("active now:", session.active_tools)
-    eta = ToolCall(id="call_2", name="get_shipping_eta", arguments={"order_id": "order_42"})
-    session.assistant(tool_calls=[eta])
-    print("get_shipping_eta ->", session.execute(eta).text)
-    split = session.split()
-    print("\nimmediate (cached prefix):", [t.name for t in split.immediate])
-    print("deferred (enter at their load point):", list(split.deferred))
-    print("\nsystem prompt the model holds:\n" + json.dumps(session.held_sections(), indent=1))
+    session = demo_session()
+    print(f"{len(session.registry)} tools registered, active: {session.active_tools}\n")
+    for provider, model in DEMO_MODELS.items():
+        agent = Agent(demo_session(), provider, model)
+        print(f"== {provider} ({model}, emulated, not an LLM)")
+        for turn in DEMO_TURNS:
+            result = agent.run(turn)
+            print(f"  user: {turn}")
+            for step in result.steps:
+                calls = ", ".join(c.name for c in step.reply.message.tool_calls) or "answer"
+                loads = "; ".join(f"{lp.tools} at {lp.path}" for lp in step.request.load_points)
+                brk = step.cache.cache_break
+                print(
+                    f"    {step.request.mode:>16}  {calls:<22} cached {step.cache.cached_tokens:>5}"
+                    f"/{step.cache.total_tokens:<5}"
+                    + (f"  cache break: {brk}" if brk else "")
+                    + (f"  loads: {loads}" if loads and step is result.steps[-1] else "")
+                )
+            print(f"  model: {(result.text or result.stopped or '')[:110]}")
+        print()
 
 
 if __name__ == "__main__":

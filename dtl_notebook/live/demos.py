@@ -1,0 +1,72 @@
+"""The demo session, and the recorded demo runs shipped with the package (one per provider).
+
+Regenerate the recordings with `python -m dtl_notebook.live.demos` after a change to the wire
+format; the recordings come from the emulator (no provider was called).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dtl_notebook.agent.sections import tool_catalog
+from dtl_notebook.agent.session import Session
+from dtl_notebook.live.agent import Agent
+from dtl_notebook.live.catalog import core_tool_names, demo_catalog
+from dtl_notebook.live.recording import ReplayTransport
+
+RECORDINGS = Path(__file__).parent / "recordings"
+DEMO_TURNS = ("What is the shipping ETA of order_42?", "And the weather in Paris?")
+DEMO_MODELS = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai-responses": "gpt-5.4",
+    "openai-chat": "gpt-4.1",
+    "kimi": "kimi-k2",
+}
+
+
+def demo_session() -> Session:
+    """~200 registered tools; only the search tool and a few file tools active."""
+    tools = demo_catalog()
+    core = core_tool_names()
+    return Session(
+        system="You are an operations assistant. Search for a tool before you say you can't.",
+        tools=tools,
+        active=["tool_search", *core],
+        sections={"tool_catalog": tool_catalog(t for t in tools if t.name not in core)},
+    )
+
+
+def recording_path(provider: str) -> Path:
+    return RECORDINGS / f"{provider}.jsonl"
+
+
+def replay_demo(provider: str) -> Agent:
+    """The shipped demo run of a provider, replayed offline."""
+    agent = Agent(
+        demo_session(),
+        provider,
+        DEMO_MODELS[provider],
+        transport=ReplayTransport(recording_path(provider)),
+    )
+    for turn in DEMO_TURNS:
+        agent.run(turn)
+    return agent
+
+
+def record_demos(folder: Path = RECORDINGS) -> list[Path]:
+    """Run the demo turns on the emulator for every provider and record them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for provider, model in DEMO_MODELS.items():
+        path = folder / f"{provider}.jsonl"
+        path.unlink(missing_ok=True)
+        agent = Agent(demo_session(), provider, model, record=str(path))
+        for turn in DEMO_TURNS:
+            agent.run(turn)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for written in record_demos():
+        print("wrote", written)
