@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire import anthropic, chat, kimi, responses
 from dtl_notebook.wire.common import LoadPoint, WireRequest, plan
 from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
@@ -48,7 +49,7 @@ def build_request(
     model_profile, notes = profile_for(provider, model, **(profile or {}))
     the_plan = plan(session)
     the_plan.notes[:0] = notes
-    registry = [t.spec() for t in session.registry]
+    registry: list[ToolSpec] = list(session.registry)
     if provider == "anthropic":
         request = anthropic.build(the_plan, model_profile, registry, **options)
     elif provider == "openai-responses":

@@ -8,7 +8,6 @@ system message, which rewrites the prefix.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +17,6 @@ from dtl_notebook.agent.messages import (
     NativePart,
     SystemUpdate,
     TextPart,
-    ToolCall,
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
@@ -27,7 +25,7 @@ from dtl_notebook.agent.sections import render_sections, replay_sections
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import JSON, Plan, WireRequest, arguments_json, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 
 PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
@@ -160,15 +158,7 @@ def parse(response: Any, model: str | None = None, provider: str = PROVIDER) -> 
         raw = require(function, "arguments", str, provider, f"{where}.function")
         call_id = require(call, "id", str, provider, where)
         name = require(function, "name", str, provider, f"{where}.function")
-        try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            arguments = None
-        if isinstance(arguments, dict):
-            content.append(ToolCallPart(call=ToolCall(id=call_id, name=name, arguments=arguments)))
-        else:
-            bad = ToolCall(id=call_id, name=name, invalid_arguments=raw)
-            content.append(ToolCallPart(call=bad))
+        content.append(ToolCallPart(call=call_from_json(call_id, name, raw)))
     usage = data.get("usage") or {}
     if not isinstance(usage, dict):
         raise ResponseFormatError(provider, "usage", "expected an object")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.messages import AssistantMessage
+from dtl_notebook.agent.messages import AssistantMessage, ToolCall
 
 JSON = dict[str, Any]
 
@@ -55,3 +56,15 @@ def require(data: JSON, key: str, kind: type | tuple[type, ...], provider: str, 
             provider, f"{where}.{key}".lstrip("."), f"expected {names}, got {type(value).__name__}"
         )
     return value
+
+
+def call_from_json(call_id: str, name: str, raw: str, namespace: str | None = None) -> ToolCall:
+    """A tool call from JSON-text arguments; text that is not a JSON object is kept as
+    `invalid_arguments`, so executing it gives the model an error result instead of a crash."""
+    try:
+        arguments = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        arguments = None
+    if not isinstance(arguments, dict):
+        return ToolCall(id=call_id, name=name, namespace=namespace, invalid_arguments=raw)
+    return ToolCall(id=call_id, name=name, arguments=arguments, namespace=namespace)

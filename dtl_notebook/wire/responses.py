@@ -12,7 +12,6 @@ declares a client-executed `tool_search` whose calls the session's own engine an
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from dtl_notebook.agent.messages import (
@@ -40,7 +39,7 @@ from dtl_notebook.wire.common import (
     stable_id,
 )
 from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 
 PROVIDER = "openai-responses"
 SEARCH_MODES = ("client", "hosted", "native-client")
@@ -374,13 +373,7 @@ def _function_call(item: JSON, where: str) -> ToolCall:
     raw = require(item, "arguments", str, PROVIDER, where)
     namespace = item.get("namespace")
     namespace = namespace if isinstance(namespace, str) and namespace != name else None
-    try:
-        arguments = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        arguments = None
-    if not isinstance(arguments, dict):
-        return ToolCall(id=call_id, name=name, namespace=namespace, invalid_arguments=raw)
-    return ToolCall(id=call_id, name=name, arguments=arguments, namespace=namespace)
+    return call_from_json(call_id, name, raw, namespace)
 
 
 def _tool_names(tools: list[Any]) -> list[str]:
