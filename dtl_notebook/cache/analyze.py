@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,7 +87,7 @@ class CacheReport:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[CacheEntry]:
         return iter(self.entries)
 
     @property

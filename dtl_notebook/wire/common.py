@@ -9,13 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.agent.messages import (
     AssistantMessage,
-    ImagePart,
     Message,
     SystemUpdate,
-    TextPart,
     ToolResultMessage,
 )
-from dtl_notebook.agent.sections import apply_patch, render_section, render_sections
+from dtl_notebook.agent.sections import apply_patch, render_section
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.profiles import ModelProfile
@@ -162,14 +160,6 @@ def render_patch(patch: dict[str, str | None]) -> str:
         for name, text in patch.items()
     ]
     return "<system_update>\n" + "\n\n".join(parts) + "\n</system_update>"
-
-
-def system_text(sections: dict[str, str]) -> str:
-    return render_sections(sections)
-
-
-def text_of(content: list[TextPart | ImagePart]) -> str:
-    return "".join(p.text for p in content if isinstance(p, TextPart))
 
 
 def stable_id(prefix: str, *parts: str) -> str:
