@@ -1,4 +1,5 @@
-# Two commands: `make demo` (the offline demo) and `make test` (every test, lint and types).
+# Two commands: `make demo` (JupyterLab on the tour, offline) and `make test` (every test,
+# lint and types). `make demo DEMO=terminal` prints the demo instead.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -13,8 +14,15 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
+DEMO ?= lab
+PORT ?= 8888
+
 demo: $(VENV)/.installed
+ifeq ($(DEMO),terminal)
 	$(PY) -m dtl_notebook
+else
+	$(PY) -m dtl_notebook --lab --port $(PORT)
+endif
 
 unit: $(VENV)/.installed
 	$(PY) -m pytest

@@ -1,5 +1,7 @@
 """dtl_notebook: deferred tool loading that keeps the prompt cache intact."""
 
+from typing import Any
+
 from dtl_notebook.agent import (
     AssistantMessage,
     Session,
@@ -20,3 +22,17 @@ __all__ = [
     "UserMessage",
 ]
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext dtl_notebook`: the magics and rich displays (imports the notebook layer)."""
+    from dtl_notebook.notebook.extension import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Remove what `load_ipython_extension` added."""
+    from dtl_notebook.notebook.extension import unload
+
+    unload(ipython)

@@ -1,12 +1,52 @@
-"""`python -m dtl_notebook`: the demo on the offline emulator, provider by provider, printed."""
+"""`python -m dtl_notebook`: the offline demo.
+
+`--lab` opens JupyterLab on the tour notebook (what `make demo` runs); without it the demo
+prints to the terminal, provider by provider.
+"""
 
 from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
 
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.live.demos import DEMO_MODELS, DEMO_TURNS, demo_session
 
+TOUR = Path("notebooks") / "01_tour.ipynb"
 
-def main() -> None:
+
+def lab(port: int) -> None:
+    """Replace this process with JupyterLab on the tour, on localhost (it prints the URL)."""
+    if not TOUR.is_file():
+        sys.exit(f"{TOUR} not found: run this from the repository root")
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        str(TOUR),
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        argv.append("--ServerApp.allow_root=True")
+    print("Starting JupyterLab on", TOUR, "(offline, on the emulator); Ctrl-C stops it.")
+    os.execv(sys.executable, argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m dtl_notebook", description=__doc__)
+    parser.add_argument("--lab", action="store_true", help="open the tour in JupyterLab")
+    parser.add_argument("--port", type=int, default=8888, help="JupyterLab's port (--lab)")
+    args = parser.parse_args(argv)
+    if args.lab:
+        lab(args.port)
+        return
+    terminal()
+
+
+def terminal() -> None:
     session = demo_session()
     print(f"{len(session.registry)} tools registered, active: {session.active_tools}\n")
     for provider, model in DEMO_MODELS.items():

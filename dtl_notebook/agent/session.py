@@ -80,6 +80,12 @@ class Session:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
         self.set_active_tools(active)
 
+    def __repr__(self) -> str:
+        return (
+            f"Session(tools={len(self.active_tools)}/{len(self.registry)}, "
+            f"messages={len(self.messages)}, search={self.search!r})"
+        )
+
     # -- the active set -------------------------------------------------------------------
     @property
     def active_tools(self) -> list[str]:

@@ -57,7 +57,7 @@ class Usage:
     uncached: int
 
 
-@dataclass
+@dataclass(repr=False)
 class CacheEntry:
     """The prediction for one request."""
 
@@ -74,12 +74,27 @@ class CacheEntry:
     reported: Usage | None = None
     disagreement: str | None = None
 
+    def __repr__(self) -> str:
+        brk = f", break={self.cache_break.cause!r}" if self.cache_break else ""
+        return (
+            f"CacheEntry(index={self.index}, cached={self.cached_tokens}, "
+            f"written={self.written_tokens}, uncached={self.uncached_tokens}{brk})"
+        )
 
-@dataclass
+
+@dataclass(repr=False)
 class CacheReport:
     """One entry per request, in order."""
 
     entries: list[CacheEntry]
+
+    def __repr__(self) -> str:
+        cached = sum(e.cached_tokens for e in self.entries)
+        total = sum(e.total_tokens for e in self.entries) or 1
+        return (
+            f"CacheReport(requests={len(self.entries)}, breaks={len(self.breaks)}, "
+            f"cached={round(100 * cached / total)}%)"
+        )
 
     def __getitem__(self, index: int) -> CacheEntry:
         return self.entries[index]

@@ -67,7 +67,7 @@ class Segment:
         return _digest(self.text, self.kind)
 
 
-@dataclass
+@dataclass(repr=False)
 class ModelContext:
     """The ordered segments a provider puts in front of the model for one request."""
 
@@ -81,6 +81,13 @@ class ModelContext:
     @property
     def total_tokens(self) -> int:
         return sum(s.tokens for s in self.segments)
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelContext(provider={self.provider}, model={self.model}, "
+            f"segments={len(self.segments)}, tokens={self.total_tokens}"
+            f"{'' if self.exact_tokens else ' (estimate)'})"
+        )
 
     def __iter__(self) -> Iterator[Segment]:
         return iter(self.segments)

@@ -1,6 +1,6 @@
 """Layer 5: running turns against real providers or the in-process emulator."""
 
-from dtl_notebook.live.agent import Agent, Step, TurnError, TurnResult
+from dtl_notebook.live.agent import Agent, AgentEvent, Step, StepState, TurnError, TurnResult
 from dtl_notebook.live.catalog import demo_catalog
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import KeywordPolicy, ScriptedPolicy
@@ -16,6 +16,7 @@ from dtl_notebook.live.transport import (
 
 __all__ = [
     "Agent",
+    "AgentEvent",
     "Emulator",
     "KeywordPolicy",
     "MissingKeyError",
@@ -26,6 +27,7 @@ __all__ = [
     "SDKTransport",
     "ScriptedPolicy",
     "Step",
+    "StepState",
     "TurnError",
     "TurnResult",
     "demo_catalog",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,17 @@ class TurnError(DtlError, RuntimeError):
     """A turn failed; the session is as it was before the turn."""
 
 
-@dataclass
+@dataclass(frozen=True)
+class StepState:
+    """The agent's own state when a request was built (layer 1 as the request saw it)."""
+
+    message_count: int  # the request serialized session.messages[:message_count]
+    active_tools: tuple[str, ...]
+    registry_size: int
+    sections: dict[str, str]
+
+
+@dataclass(repr=False)
 class Step:
     """One request of a turn and everything known about it."""
 
@@ -33,18 +44,47 @@ class Step:
     context: ModelContext
     cache: CacheEntry
     results: list[ToolResultMessage] = field(default_factory=list)
+    state: StepState | None = None
 
     @property
     def shown_request(self) -> dict[str, Any]:
         """The request body with any secret masked."""
         return redact(self.request.payload)  # type: ignore[no-any-return]
 
+    def __repr__(self) -> str:
+        calls = [c.name for c in self.reply.message.tool_calls]
+        brk = self.cache.cache_break
+        return (
+            f"Step(turn={self.turn}, provider={self.request.provider}, mode={self.request.mode}, "
+            f"calls={calls}, cached={self.cache.cached_tokens}/{self.cache.total_tokens}"
+            + (f", break={brk.cause!r}" if brk else "")
+            + ")"
+        )
 
-@dataclass
+
+@dataclass(repr=False)
 class TurnResult:
     text: str | None
     steps: list[Step]
     stopped: str | None = None  # why the turn ended without a final answer
+
+    def __repr__(self) -> str:
+        text = self.text if self.text is not None else f"<{self.stopped}>"
+        short = text if len(text) <= 80 else text[:77] + "..."
+        return f"TurnResult(steps={len(self.steps)}, text={short!r})"
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """What listeners hear while a turn runs: "turn_start", "step", "turn_end", "turn_failed"."""
+
+    kind: str
+    text: str = ""
+    step: Step | None = None
+    error: str | None = None
+
+
+Listener = Callable[[AgentEvent], None]
 
 
 class Agent:
@@ -80,12 +120,53 @@ class Agent:
         if record:
             self.transport = Recorder(self.transport, record, provider, model)
         self.label = "emulated, not an LLM" if self.transport.name == "emulator" else "live"
+        self.policy, self.api_key, self.base_url = policy, api_key, base_url
         self.steps: list[Step] = []
         self.turns = 0
         self.cache = CacheAnalyzer(provider, model)
+        self.listeners: list[Listener] = []
 
-    def run(self, text: str) -> TurnResult:
-        """One user turn: request, execute tool calls, repeat until the model answers."""
+    def __repr__(self) -> str:
+        return (
+            f"Agent(provider={self.provider}, model={self.model}, transport={self.transport.name}, "
+            f"turns={self.turns}, requests={len(self.steps)})"
+        )
+
+    def switch(self, provider: str, model: str, **options: Any) -> None:
+        """Serialize the same session for another provider from the next request on.
+
+        `options` replace the provider options (they differ per provider). Steps so far are
+        kept; the prompt cache is per provider, so the next request starts cold.
+        """
+        if self.transport.name not in ("emulator", "live"):
+            raise ValueError(
+                f"cannot switch provider on a {self.transport.name!r} transport; "
+                "only 'emulator' and 'live' agents switch"
+            )
+        profile_for(provider, model, **(options.get("profile") or {}))
+        if self.transport.name == "emulator":
+            transport: Transport = emulator_transport(provider, self.policy)
+        else:
+            transport = live_transport(provider, self.api_key, self.base_url)
+        self.provider, self.model, self.transport = provider, model, transport
+        self.options = options
+        self.cache = CacheAnalyzer(provider, model)
+
+    def use_transport(self, transport: Transport) -> None:
+        """Send the next requests through another transport (emulator, live, replay)."""
+        self.transport = transport
+        self.label = "emulated, not an LLM" if transport.name == "emulator" else "live"
+
+    def _emit(self, event: AgentEvent, on_step: Listener | None) -> None:
+        for listener in [*self.listeners, *([on_step] if on_step else [])]:
+            listener(event)
+
+    def run(self, text: str, on_step: Listener | None = None) -> TurnResult:
+        """One user turn: request, execute tool calls, repeat until the model answers.
+
+        `on_step` (and every callable in `listeners`) hears an `AgentEvent` when the turn
+        starts, after each completed step, and when the turn ends or fails.
+        """
         saved = (
             list(self.session.messages),
             self.session.active_tools,
@@ -93,30 +174,40 @@ class Agent:
         )
         cache_state = copy.deepcopy(self.cache)
         steps: list[Step] = []
+        self._emit(AgentEvent("turn_start", text), on_step)
         try:
-            result = self._turn(text, steps)
+            result = self._turn(text, steps, on_step)
         except BaseException as exc:
             self.session.messages[:] = saved[0]
             self.session.set_active_tools(saved[1])
             self.session.prompt = saved[2]
             self.cache = cache_state
+            where = f"step {len(steps) + 1}"
+            message = f"turn failed at {where}: {exc}; the session is unchanged"
+            self._emit(AgentEvent("turn_failed", text, error=redact(message)), on_step)
             if not isinstance(exc, Exception):
                 raise
-            where = f"step {len(steps) + 1}"
-            raise TurnError(f"turn failed at {where}: {exc}; the session is unchanged") from exc
+            raise TurnError(message) from exc
         self.steps.extend(steps)
         self.turns += 1
+        self._emit(AgentEvent("turn_end", text), on_step)
         return result
 
-    def _turn(self, text: str, steps: list[Step]) -> TurnResult:
+    def _turn(self, text: str, steps: list[Step], on_step: Listener | None) -> TurnResult:
         self.session.user(text)
         for _ in range(self.max_steps):
+            state = StepState(
+                len(self.session.messages),
+                tuple(self.session.active_tools),
+                len(self.session.registry),
+                self.session.held_sections(),
+            )
             request = build_request(self.session, self.provider, self.model, **self.options)
             response = self.transport.send(request)
             reply = parse_response(response, self.provider, self.model)
             context = model_context(request)
             entry = self.cache.add(request, response)
-            step = Step(self.turns, request, response, reply, context, entry)
+            step = Step(self.turns, request, response, reply, context, entry, state=state)
             steps.append(step)
             self.session.append(reply.message)
             if reply.loaded_tool_names:  # loaded by the provider's server-side search
@@ -124,7 +215,9 @@ class Agent:
                     n for n in reply.loaded_tool_names if n in self.session.registry
                 )
             calls = reply.message.tool_calls
+            if calls:
+                step.results = [self.session.execute(call) for call in calls]
+            self._emit(AgentEvent("step", text, step=step), on_step)
             if not calls:
                 return TurnResult(reply.message.text, steps)
-            step.results = [self.session.execute(call) for call in calls]
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")

@@ -24,7 +24,7 @@ DEMO_MODELS = {
 }
 
 
-def demo_session() -> Session:
+def demo_session(search: str = "bm25") -> Session:
     """~200 registered tools; only the search tool and a few file tools active."""
     tools = demo_catalog()
     core = core_tool_names()
@@ -32,6 +32,7 @@ def demo_session() -> Session:
         system="You are an operations assistant. Search for a tool before you say you can't.",
         tools=tools,
         active=["tool_search", *core],
+        search=search,
         sections={"tool_catalog": tool_catalog(t for t in tools if t.name not in core)},
     )
 

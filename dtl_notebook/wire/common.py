@@ -33,7 +33,7 @@ class LoadPoint:
     path: str
 
 
-@dataclass
+@dataclass(repr=False)
 class WireRequest:
     """One request body for one provider, and how it expressed the session's load points."""
 
@@ -44,6 +44,12 @@ class WireRequest:
     load_points: list[LoadPoint] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     profile: ModelProfile | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"WireRequest(provider={self.provider}, model={self.model}, mode={self.mode}, "
+            f"load_points={len(self.load_points)}, bytes={len(self.json())})"
+        )
 
     def json(self, indent: int | None = None) -> str:
         """The exact body text (stable across runs: key order is the build order)."""

@@ -1,0 +1,387 @@
+"""The `%dtl` subcommands, each an argparse parser whose mistakes are UsageErrors."""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.display import display
+
+from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.session import Session
+from dtl_notebook.agent.tool_search import SessionSearch
+from dtl_notebook.cache.analyze import CacheAnalyzer
+from dtl_notebook.live.agent import Agent
+from dtl_notebook.live.catalog import demo_catalog
+from dtl_notebook.live.demos import DEMO_MODELS
+from dtl_notebook.notebook.args import PROVIDERS, HelpShown, Parser, check_provider, split_line
+from dtl_notebook.notebook.display import HTML, table
+from dtl_notebook.notebook.document import panes
+from dtl_notebook.notebook.export import export_html, write_atomic
+from dtl_notebook.notebook.html import esc, pre
+from dtl_notebook.notebook.panes import Bodies, inline_diff, request_pane
+from dtl_notebook.notebook.records import RequestRecord, from_capture, preview_record
+from dtl_notebook.notebook.widget import AgentView
+from dtl_notebook.wire import build_request
+
+if TYPE_CHECKING:
+    from dtl_notebook.notebook.magics import AgentMagics
+
+ROW_LIMIT = 300
+
+
+def _parser() -> tuple[Parser, dict[str, Parser]]:
+    root = Parser(prog="%dtl", add_help=True, description="Look inside an agent session.")
+    sub = root.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=Parser)
+    parsers: dict[str, Parser] = {}
+
+    def add(name: str, help_text: str) -> Parser:
+        parser = sub.add_parser(name, help=help_text, description=help_text, prog=f"%dtl {name}")
+        parser.add_argument("--session", default="agent", help="Agent name (default: agent)")
+        parsers[name] = parser
+        return parser
+
+    add("tools", "The registry: active tools marked with where they entered.").add_argument(
+        "query", nargs="?", help="Only tools whose name or description contains this"
+    )
+    p = add("search", "Run the session's search engine without activating anything.")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--limit", type=int, default=10)
+    add("activate", "Activate tools outside a tool run (writes no load point).").add_argument(
+        "names", nargs="+"
+    )
+    p = add("provider", "Switch provider: the same session, re-serialized.")
+    p.add_argument("provider", help=", ".join(PROVIDERS))
+    p.add_argument("--model")
+    add("compare", "The current session serialized for all four providers, side by side.")
+    add("show", "Show one request (default: the newest) in the view.").add_argument(
+        "step", nargs="?", type=int, help="Request number, from 1"
+    )
+    p = add("diff", "Diff two requests (A B), or one request on two providers (N P1 P2).")
+    p.add_argument("items", nargs="+", help="A B | N PROVIDER PROVIDER")
+    add("inspect", "Show a captured request log (JSONL) of any agent.").add_argument("path")
+    add("save", "Save the session as JSON.").add_argument("path")
+    add("load", "Load a session saved with %dtl save.").add_argument("path")
+    add("export", "Write the whole session to one self-contained HTML file.").add_argument("path")
+    add("reset", "Start the session afresh on the demo catalog.")
+    return root, parsers
+
+
+class Commands:
+    """Runs one `%dtl` line against the magics' sessions."""
+
+    def __init__(self, magics: AgentMagics) -> None:
+        self.magics = magics
+        self.parser, self.parsers = _parser()
+
+    def run(self, line: str) -> Any:
+        words = split_line(line)
+        if not words:
+            raise UsageError(f"%dtl needs a subcommand: {', '.join(self.parsers)}")
+        if words[0] not in self.parsers and not words[0].startswith("-"):
+            raise UsageError(
+                f"unknown subcommand {words[0]!r}; choose one of {', '.join(self.parsers)}"
+            )
+        try:
+            args = self.parser.parse_args(words)
+        except HelpShown:
+            return None
+        return getattr(self, f"do_{args.command}")(args)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _agent(self, args: Any, create: bool = True) -> Agent:
+        return self.magics.agent_for(args.session, create=create)
+
+    def _view(self, args: Any) -> AgentView:
+        return self.magics.view_for(args.session, self._agent(args))
+
+    def _record(self, view: AgentView, step: int | None) -> RequestRecord:
+        if not view.records:
+            raise UsageError("no request yet: run a %%agent cell first")
+        if step is None:
+            return view.records[-1]
+        if not 1 <= step <= len(view.records):
+            raise UsageError(f"no request {step}: this session has 1 to {len(view.records)}")
+        return view.records[step - 1]
+
+    # -- subcommands -------------------------------------------------------------------------
+    def do_tools(self, args: Any) -> HTML:
+        session = self._agent(args).session
+        entered = _entered(session)
+        needle = (args.query or "").lower()
+        active = set(session.active_tools)
+        rows, text = [], []
+        for tool in session.registry:
+            if needle and needle not in f"{tool.name} {tool.description}".lower():
+                continue
+            where = entered.get(tool.name)
+            state = "initial" if tool.name in active else ""
+            if where is not None:
+                state = f"after message #{where}"
+            mark = f"<mark>{esc(state)}</mark>" if where is not None else esc(state)
+            rows.append([f"<code>{esc(tool.name)}</code>", mark, esc(tool.description[:120])])
+            text.append(f"{'*' if tool.name in active else ' '} {tool.name}  {state}")
+        shown = rows[:ROW_LIMIT]
+        caption = (
+            f"{len(rows)} of {len(session.registry)} tools"
+            + (f" (first {ROW_LIMIT} shown)" if len(rows) > ROW_LIMIT else "")
+            + f"; {len(active)} active"
+        )
+        return HTML(table(["tool", "active", "description"], shown, caption), "\n".join(text))
+
+    def do_search(self, args: Any) -> HTML:
+        session = self._agent(args).session
+        if session.search is None:
+            raise UsageError("this session has no local tool_search engine")
+        searcher = SessionSearch(session, session.search)
+        query = " ".join(args.query)
+        try:
+            hits = searcher.search(query, args.limit)
+        except DtlError as exc:
+            raise UsageError(str(exc)) from None
+        active = set(session.active_tools)
+        rows = [
+            [
+                str(i + 1),
+                f"<code>{esc(t.name)}</code>",
+                "active" if t.name in active else "",
+                esc(t.description[:120]),
+            ]
+            for i, t in enumerate(hits)
+        ]
+        caption = f"{session.search} search for {query!r}: {len(hits)} hit(s), nothing activated"
+        text = "\n".join(f"{i + 1}. {t.name}" for i, t in enumerate(hits)) or "no hit"
+        return HTML(table(["#", "tool", "", "description"], rows, caption), text)
+
+    def do_activate(self, args: Any) -> None:
+        session = self._agent(args).session
+        unknown = [n for n in args.names if n not in session.registry]
+        if unknown:
+            raise UsageError(f"not registered: {', '.join(unknown)} (see %dtl tools)")
+        added = session.activate(args.names)
+        print(
+            f"activated {', '.join(added) or 'nothing new'} outside a tool run: no load point is "
+            "written, so the next request carries them in the prefix (a visible cache break)"
+        )
+
+    def do_provider(self, args: Any) -> None:
+        try:
+            provider = check_provider(args.provider)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        view = self._view(args)
+        try:
+            record = view.switch(provider, args.model or DEMO_MODELS[provider])
+        except (DtlError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        display(view)
+        print(
+            f"now {provider} ({record.model}): the same session re-serialized as mode "
+            f"{record.mode} with {len(record.load_points)} load point(s)"
+        )
+
+    def do_compare(self, args: Any) -> HTML:
+        agent = self._agent(args)
+        columns, text = [], []
+        for provider, model in DEMO_MODELS.items():
+            try:
+                record = preview_record(agent, provider, model)
+            except (DtlError, ValueError) as exc:
+                columns.append((provider, f"<p>{esc(exc)}</p>"))
+                text.append(f"{provider}: {exc}")
+                continue
+            loads = "; ".join(f"{', '.join(lp.tools)} at {lp.path}" for lp in record.load_points)
+            head = (
+                f"<p><b>{esc(provider)}</b> · {esc(model)} · mode <code>{esc(record.mode)}</code>"
+                f" · {record.cache.total_tokens:,} tokens<br>load points: "
+                f"<mark>{esc(loads or 'none')}</mark></p>"
+            )
+            columns.append((provider, head + request_pane(record, Bodies(record, lazy=False))))
+            text.append(f"{provider:>16}  {record.mode:<16} load points: {loads or 'none'}")
+        markers = _entered(agent.session)
+        truth = ", ".join(f"{n} after message #{i}" for n, i in markers.items()) or "none yet"
+        cells = "".join(
+            f'<td style="vertical-align:top;width:25%;border:1px solid #d0d7de;padding:4px">'
+            f'<div style="max-height:640px;overflow:auto">{body}</div></td>'
+            for _, body in columns
+        )
+        html = (
+            f"<div><p><b>One neutral truth</b>: tools entered {esc(truth)}. "
+            "<b>Four wire formats</b>:</p>"
+            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed"><tr>{cells}'
+            "</tr></table></div>"
+        )
+        return HTML(html, f"neutral load points: {truth}\n" + "\n".join(text))
+
+    def do_show(self, args: Any) -> HTML:
+        view = self._view(args)
+        record = self._record(view, args.step)
+        view.selected = record.index
+        data = panes(record, view.records[record.index - 1] if record.index else None)
+        html = (
+            f"<div><b>{esc(data['title'])}</b>{data['break']}"
+            + "".join(
+                f"<details{' open' if name == 'context' else ''}><summary>{esc(label)}</summary>"
+                f"{data[name]}</details>"
+                for name, label in (
+                    ("state", "Agent state"),
+                    ("request", "Request JSON"),
+                    ("context", "Model context"),
+                )
+            )
+            + "</div>"
+        )
+        return HTML(html, data["title"])
+
+    def do_diff(self, args: Any) -> HTML:
+        view = self._view(args)
+        items = args.items
+        if len(items) == 2 and all(i.isdigit() for i in items):
+            a, b = (self._record(view, int(i)) for i in items)
+            title = f"request {a.index + 1} → request {b.index + 1}"
+        elif len(items) == 3 and items[0].isdigit():
+            step = self._record(view, int(items[0]))
+            providers = [check_provider_or_usage(p) for p in items[1:]]
+            a, b = (self._reserialize(view.agent, step, p) for p in providers)
+            title = f"request {step.index + 1} on {providers[0]} → {providers[1]}"
+        else:
+            raise UsageError(
+                "%dtl diff takes two request numbers (3 4) or N P1 P2 (4 anthropic kimi)"
+            )
+        analyzer = CacheAnalyzer(a.provider, a.model)
+        analyzer.add(a.payload)
+        entry = analyzer.add(b.payload) if a.provider == b.provider else None
+        cause = ""
+        if entry is not None:
+            brk = entry.cache_break
+            cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
+        lines = _json_diff(a.payload, b.payload)
+        html = (
+            f"<div><b>{esc(title)}</b><p>{esc(cause)}</p>"
+            + pre("".join(lines) or esc("(identical)"))
+            + "</div>"
+        )
+        return HTML(html, f"{title}\n{cause}".strip())
+
+    def _reserialize(self, agent: Agent | None, record: RequestRecord, provider: str) -> Any:
+        if agent is None or record.state is None:
+            raise UsageError("only requests of a running session can be re-serialized")
+        clone = _session_at(agent.session, record)
+        request = build_request(clone, provider, DEMO_MODELS[provider])
+        return RequestRecord(
+            index=record.index,
+            turn=record.turn,
+            provider=provider,
+            model=request.model,
+            mode=request.mode,
+            payload=request.payload,
+            load_points=request.load_points,
+            notes=request.notes,
+            cache=CacheAnalyzer(provider, request.model).add(request),
+            label="re-serialized",
+        )
+
+    def do_inspect(self, args: Any) -> AgentView:
+        path = Path(args.path)
+        if not path.is_file():
+            raise UsageError(f"no such file: {args.path}")
+        try:
+            records = from_capture(path)
+        except (DtlError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if not records:
+            raise UsageError(f"{args.path}: no requests")
+        return AgentView(records=records, title=f"captured: {path.name}")
+
+    def do_save(self, args: Any) -> None:
+        agent = self._agent(args, create=False)
+        try:
+            write_atomic(args.path, _session_json(agent.session))
+        except OSError as exc:
+            raise UsageError(f"cannot save to {args.path}: {exc.strerror or exc}") from None
+        print(f"saved {len(agent.session.messages)} messages to {args.path}")
+
+    def do_load(self, args: Any) -> AgentView:
+        try:
+            session = Session.load(args.path, demo_catalog())
+        except FileNotFoundError:
+            raise UsageError(f"no such file: {args.path}") from None
+        except (DtlError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        old = self.magics.namespace.get(args.session)
+        provider = old.provider if isinstance(old, Agent) else self.magics.provider
+        model = old.model if isinstance(old, Agent) else DEMO_MODELS[provider]
+        agent = Agent(session, provider, model, max_steps=self.magics.max_steps)
+        self.magics.namespace[args.session] = agent
+        return self.magics.view_for(args.session, agent)
+
+    def do_export(self, args: Any) -> None:
+        view = self._view(args)
+        try:
+            path = export_html(view, args.path)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.path}: {exc.strerror or exc}") from None
+        print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(view.records)} requests)")
+
+    def do_reset(self, args: Any) -> None:
+        self.magics.namespace.pop(args.session, None)
+        self.magics.views.pop(args.session, None)
+        agent = self._agent(args)
+        print(f"new session `{args.session}`: {agent!r}")
+
+
+def check_provider_or_usage(value: str) -> str:
+    try:
+        return check_provider(value)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _entered(session: Session) -> dict[str, int]:
+    """Tool name -> index of the tool result after which it entered."""
+    entered: dict[str, int] = {}
+    for i, message in enumerate(session.messages):
+        for name in getattr(message, "added_tool_names", None) or []:
+            entered.setdefault(name, i)
+    return entered
+
+
+def _session_at(session: Session, record: RequestRecord) -> Session:
+    """A shallow copy of the session as it was when `record` was built."""
+    assert record.state is not None
+    clone = copy.copy(session)
+    clone.messages = list(session.messages[: record.state.message_count])
+    clone._active = list(record.state.active_tools)
+    return clone
+
+
+def _session_json(session: Session) -> str:
+    import json
+
+    return json.dumps(session.to_dict(), ensure_ascii=False, indent=1)
+
+
+def _json_diff(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    import json
+
+    old = json.dumps(a, indent=1, ensure_ascii=False).splitlines()
+    new = json.dumps(b, indent=1, ensure_ascii=False).splitlines()
+    out = []
+    for line in difflib.unified_diff(old, new, "A", "B", n=2, lineterm=""):
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("@@"):
+            out.append(f"<b>{esc(line)}</b>\n")
+        elif line.startswith("-"):
+            out.append(f'<del style="background:#ffd7d5">{esc(line)}</del>\n')
+        elif line.startswith("+"):
+            out.append(f'<ins style="background:#ccffd8">{esc(line)}</ins>\n')
+        else:
+            out.append(esc(line) + "\n")
+    return out[:2000]
+
+
+__all__ = ["Commands", "inline_diff"]

@@ -1,0 +1,207 @@
+"""Rich displays for the objects a notebook user touches, registered with IPython.
+
+Lower layers stay free of IPython: they only have short `__repr__`s. Loading the extension
+registers `text/html` formatters for them here (and removes them on unload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dtl_notebook.agent.session import Session
+from dtl_notebook.cache.analyze import CacheEntry, CacheReport
+from dtl_notebook.context.model import ModelContext
+from dtl_notebook.live.agent import Agent, Step, TurnResult
+from dtl_notebook.notebook.document import (
+    agent_header,
+    agent_records,
+    capture_header,
+    panes,
+    static_html,
+)
+from dtl_notebook.notebook.html import BORDER, MUTED, esc
+from dtl_notebook.notebook.panes import Bodies, break_html, context_pane
+from dtl_notebook.notebook.records import RequestRecord, from_request, from_step
+from dtl_notebook.wire.common import WireRequest
+
+_CELL = f'style="border-top:1px solid {BORDER};padding:2px 6px;text-align:left"'
+
+
+class HTML:
+    """HTML with a plain-text twin, for results of `%dtl` commands."""
+
+    def __init__(self, html: str, text: str) -> None:
+        self.html, self.text = html, text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def table(headers: list[str], rows: list[list[str]], caption: str = "") -> str:
+    """A plain `<table>`; cells are HTML (escape them first)."""
+    head = "".join(f"<th {_CELL}>{esc(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td {_CELL}>{c}</td>" for c in r) + "</tr>" for r in rows)
+    cap = f'<caption style="text-align:left;color:{MUTED}">{esc(caption)}</caption>'
+    return (
+        f'<table style="border-collapse:collapse;font-size:12px">{cap if caption else ""}'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def session_html(session: Session) -> str:
+    markers: dict[str, int] = {}
+    for i, message in enumerate(session.messages):
+        for name in getattr(message, "added_tool_names", None) or []:
+            markers.setdefault(name, i)
+    rows = [
+        [
+            f"<code>{esc(name)}</code>",
+            f"<mark>after message #{markers[name]}</mark>" if name in markers else "initial",
+        ]
+        for name in session.active_tools
+    ]
+    hazards = "".join(f"<li>{esc(h)}</li>" for h in session.cache_hazards())
+    return (
+        f"<div><b>Session</b>: {len(session.active_tools)} active of {len(session.registry)} "
+        f"registered tools, {len(session.messages)} messages, search {esc(session.search)}, "
+        f"sections {esc(', '.join(session.prompt))}"
+        + table(["active tool", "entered"], rows)
+        + (f"<p>Cache hazards:</p><ul>{hazards}</ul>" if hazards else "")
+        + "</div>"
+    )
+
+
+def agent_html(agent: Agent) -> str:
+    return static_html(agent_records(agent), agent_header(agent, "Agent"))
+
+
+def turn_html(result: TurnResult) -> str:
+    answer = result.text if result.text is not None else f"(stopped: {result.stopped})"
+    rows = []
+    for step in result.steps:
+        brk = step.cache.cache_break
+        rows.append(
+            [
+                esc(step.request.mode),
+                esc(", ".join(c.name for c in step.reply.message.tool_calls) or "answer"),
+                f"{step.cache.cached_tokens:,} / {step.cache.total_tokens:,}",
+                "<mark>+"
+                + esc(", ".join(n for lp in step.request.load_points for n in lp.tools))
+                + "</mark>"
+                if step.request.load_points
+                else "",
+                f"<del>{esc(brk)}</del>" if brk else "",
+            ]
+        )
+    return (
+        f"<div><b>Answer</b>: {esc(answer)}"
+        + table(["mode", "calls", "cached / total tokens", "load points", "cache break"], rows)
+        + "</div>"
+    )
+
+
+def step_html(step: Step) -> str:
+    record = RequestRecord(
+        index=0,
+        turn=step.turn,
+        provider=step.request.provider,
+        model=step.request.model,
+        mode=step.request.mode,
+        payload=step.shown_request,
+        load_points=list(step.request.load_points),
+        notes=list(step.request.notes),
+        cache=step.cache,
+        label="step",
+    )
+    return _panes_html(record)
+
+
+def request_html(request: WireRequest) -> str:
+    return _panes_html(from_request(request))
+
+
+def _panes_html(record: RequestRecord) -> str:
+    data = panes(record)
+    return (
+        f"<div><b>{esc(data['title'])}</b>{data['break']}"
+        f"<details open><summary>Request JSON</summary>{data['request']}</details>"
+        f"<details><summary>Model context</summary>{data['context']}</details></div>"
+    )
+
+
+def context_html(ctx: ModelContext) -> str:
+    counts: dict[str, list[int]] = {}
+    for seg in ctx.segments:
+        counts.setdefault(seg.kind, [0, 0])
+        counts[seg.kind][0] += 1
+        counts[seg.kind][1] += seg.tokens
+    rows = [[esc(kind), str(n), f"{tokens:,}"] for kind, (n, tokens) in counts.items()]
+    estimate = "" if ctx.exact_tokens else " (estimate)"
+    caption = f"{ctx.provider} · {ctx.model} · {ctx.total_tokens:,} tokens{estimate}"
+    return table(["segment kind", "segments", "tokens"], rows, caption)
+
+
+def report_html(report: CacheReport) -> str:
+    rows = []
+    for entry in report:
+        brk = entry.cache_break
+        reported = (
+            f"{entry.reported.cached:,} / {entry.reported.written:,}" if entry.reported else ""
+        )
+        rows.append(
+            [
+                str(entry.index + 1),
+                f"{entry.cached_tokens:,} / {entry.written_tokens:,} / {entry.uncached_tokens:,}",
+                reported,
+                f"<del>{esc(brk)}</del>" if brk else "",
+            ]
+        )
+    headers = ["#", "predicted cached / written / uncached", "reported cached / written", "break"]
+    return table(headers, rows, repr(report))
+
+
+def entry_html(entry: CacheEntry) -> str:
+    figures = (
+        f"cached {entry.cached_tokens:,} · written {entry.written_tokens:,} · "
+        f"uncached {entry.uncached_tokens:,} of {entry.total_tokens:,} tokens"
+    )
+    return f"<div>{esc(figures)}{break_html(entry.cache_break)}</div>"
+
+
+def records_html(records: list[RequestRecord], title: str) -> str:
+    return static_html(records, capture_header(records, title))
+
+
+def context_segments_html(record: RequestRecord) -> str:
+    return context_pane(record, Bodies(record, lazy=False))
+
+
+FORMATTERS: dict[type, Callable[[Any], str]] = {
+    Session: session_html,
+    Agent: agent_html,
+    TurnResult: turn_html,
+    Step: step_html,
+    WireRequest: request_html,
+    ModelContext: context_html,
+    CacheReport: report_html,
+    CacheEntry: entry_html,
+}
+
+
+def register(shell: Any) -> None:
+    formatter = shell.display_formatter.formatters["text/html"]
+    for cls, function in FORMATTERS.items():
+        formatter.for_type(cls, function)
+
+
+def unregister(shell: Any) -> None:
+    formatter = shell.display_formatter.formatters["text/html"]
+    for cls in FORMATTERS:
+        formatter.pop(cls, None)
+
+
+__all__ = ["HTML", "from_step", "register", "table", "unregister"]

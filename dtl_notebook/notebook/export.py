@@ -1,0 +1,116 @@
+"""`export_html`: one self-contained HTML file of a whole session that loads nothing.
+
+The page inlines the widget's own ESM and CSS and every request's panes, and drives the
+ESM with a small in-page model, so the timeline and the linking work from `file://`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from dtl_notebook.live.agent import Agent
+from dtl_notebook.notebook.document import (
+    agent_header,
+    agent_records,
+    panes,
+    static_html,
+    timeline_item,
+)
+from dtl_notebook.notebook.html import esc, token_css
+from dtl_notebook.notebook.panes import body_html
+from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.widget import STATIC, AgentView
+
+_DARK = """
+@media (prefers-color-scheme: dark) {
+  :root { --jp-layout-color1: #0d1117; --jp-layout-color2: #161b22;
+          --jp-content-font-color1: #e6edf3; --jp-content-font-color2: #9198a1;
+          --jp-border-color2: #30363d; }
+  body { background: #0d1117; }
+}
+body { margin: 12px; background: #fff; }
+"""
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside <script>: no `</script>` or `<!--` can end or open anything."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_page(records: list[RequestRecord], header: dict[str, Any]) -> str:
+    """The whole page as a string."""
+    all_panes = [panes(r, records[i - 1] if i else None, lazy=True) for i, r in enumerate(records)]
+    bodies: dict[str, int] = {}
+    texts: dict[str, int] = {}  # identical bodies (the same tool in every request) stored once
+    for record, data in zip(records, all_panes, strict=True):
+        for ref in data.pop("refs"):
+            text = body_html(record, ref)
+            bodies[f"{record.index}|{ref}"] = texts.setdefault(text, len(texts))
+    state = {
+        "header": {**header, "live": False, "status": "exported"},
+        "tail": {"start": 0, "items": [timeline_item(r) for r in records]},
+        "count": len(records),
+        "selected": len(records) - 1,
+        "panes": all_panes[-1] if all_panes else {},
+        "providers": [],
+    }
+    data = {
+        "esm": (STATIC / "view.js").read_text(encoding="utf-8"),
+        "state": state,
+        "panes": all_panes,
+        "bodies": bodies,
+        "texts": list(texts),
+    }
+    css = (
+        (STATIC / "view.css").read_text(encoding="utf-8")
+        + token_css()
+        + _DARK
+        + "@media (prefers-color-scheme: dark) {\n"
+        + token_css(":root")
+        + "\n}\n"
+    )
+    fallback = static_html(records, header)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{esc(header.get('title', 'dtl_notebook'))}</title>"
+        f"<style>{css}</style></head><body>"
+        f'<div id="dtl-root">{fallback}</div>'
+        f'<script type="application/json" id="dtl-data">{_script_json(data)}</script>'
+        f'<script type="module">{(STATIC / "standalone.js").read_text(encoding="utf-8")}</script>'
+        "</body></html>\n"
+    )
+
+
+def write_atomic(path: str | Path, text: str) -> Path:
+    """Write through a temporary file in the same folder, then rename over the target."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def export_html(source: Agent | AgentView, path: str | Path, title: str = "dtl_notebook") -> Path:
+    """Write every request of an agent (or a view) to one self-contained HTML file."""
+    if isinstance(source, AgentView):
+        records, header = source.records, source.header_data()
+    elif isinstance(source, Agent):
+        records, header = agent_records(source), agent_header(source, title)
+    else:
+        raise TypeError(f"export_html needs an Agent or an AgentView, got {type(source).__name__}")
+    return write_atomic(path, render_page(records, header))

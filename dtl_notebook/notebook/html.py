@@ -1,0 +1,113 @@
+"""HTML primitives shared by every renderer: escaping, JSON highlighting, link keys, styles.
+
+Everything that reaches HTML from a model, a tool, a user or a log goes through `esc` (or
+through Pygments, which escapes too) after secrets are masked. Styling is inline so that the
+static fallback survives sanitizers (GitHub, nbconvert, untrusted notebooks); the widget's CSS
+only adds layout, theming and the highlight used for linking. Keys for linking are classes,
+never `data-*` attributes, which JupyterLab's sanitizer strips.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import JsonLexer
+
+from dtl_notebook.live.transport import redact
+
+_KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_FORMATTER = HtmlFormatter(nowrap=True)  # short token classes, coloured by `token_css()`
+_LEXER = JsonLexer()
+_TOKENS = ".dtl-json"
+
+# Colours that carry meaning are inline; layout and theme colours come from the view's CSS.
+MUTED = "#59636e"
+BORDER = "#d0d7de"
+LOAD = "#fff3b0"  # load points: marked yellow
+BREAK = "#ffd7d5"  # cache breaks: red
+CARRIER = "#dbeafe"  # items that carry a load point on the wire
+
+
+def esc(value: Any) -> str:
+    """Escaped text with secrets masked: safe inside an element or a quoted attribute."""
+    return html.escape(str(redact(str(value))), quote=True)
+
+
+def key(kind: str, name: str | int) -> str:
+    """A link key shared by every pane, e.g. `dtl-k-tool-get_weather`."""
+    return f"dtl-k-{kind}-{_KEY_UNSAFE.sub('_', str(name))[:80]}"
+
+
+def link_attrs(*keys: str, cls: str = "") -> str:
+    """The `class` attribute of an element that takes part in linking (when it has keys)."""
+    classes = " ".join(c for c in (cls, "dtl-link" if keys else "", *keys) if c)
+    return f'class="{classes}"' if classes else ""
+
+
+def dumps(value: Any, indent: int | None = 2) -> str:
+    return json.dumps(redact(value), ensure_ascii=False, indent=indent)
+
+
+_COMMENT = re.compile(r"\s*/\*.*?\*/")
+_PLAIN_SPAN = re.compile(r'<span class="(?:w|p)">([^<]*)</span>')
+
+
+@lru_cache(maxsize=4096)
+def _highlight(text: str) -> str:
+    # Whitespace and punctuation stay uncoloured: dropping their spans halves the bytes.
+    return _PLAIN_SPAN.sub(r"\1", highlight(text, _LEXER, _FORMATTER).rstrip("\n"))
+
+
+def json_html(value: Any, indent: int | None = 2, limit: int = 20_000) -> str:
+    """Pygments-highlighted JSON, clipped to `limit` characters of source.
+
+    Token colours are classes (a tenth of the bytes of inline styles); without the view's CSS
+    the JSON stays plain, readable text.
+    """
+    text = dumps(value, indent)
+    clipped = ""
+    if len(text) > limit:
+        clipped = f"\n… {len(text) - limit:,} more characters"
+        text = text[:limit]
+    return f'<span class="dtl-json">{_highlight(text)}</span>{esc(clipped)}'
+
+
+def token_css(dark_scope: str = 'body[data-jp-theme-light="false"]') -> str:
+    """Colours for highlighted JSON: light, and dark under `dark_scope` (Lab's dark themes)."""
+    light = HtmlFormatter(style="default").get_style_defs(_TOKENS)
+    dark = HtmlFormatter(style="github-dark").get_style_defs(f"{dark_scope} {_TOKENS}")
+    rules = []
+    for line in (light + "\n" + dark).splitlines():
+        if line.startswith(("pre", "td.", "span.", ".")) and _TOKENS not in line:
+            continue
+        if " .hll " in line or "background" in line:
+            continue
+        rules.append(_COMMENT.sub("", line).rstrip())
+    return "\n".join(rules)
+
+
+def pre(inner_html: str) -> str:
+    return f'<pre style="margin:0;white-space:pre-wrap">{inner_html}</pre>'
+
+
+def badge(text: str, background: str = "#eaeef2") -> str:
+    """A label; its colour is inline (it carries meaning), the rest is the view's CSS."""
+    return f'<span class="dtl-badge" style="background:{background}">{esc(text)}</span>'
+
+
+def muted(inner_html: str, tag: str = "div") -> str:
+    return f'<{tag} class="dtl-muted">{inner_html}</{tag}>'
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def heading(text: str) -> str:
+    return f'<h4 class="dtl-h">{esc(text)}</h4>'

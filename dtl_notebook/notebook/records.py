@@ -1,0 +1,134 @@
+"""What the view shows per request, from an agent's steps or from a captured request log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dtl_notebook.agent.messages import Message
+from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
+from dtl_notebook.cache.audit import detect_provider, load_jsonl
+from dtl_notebook.live.agent import Agent, Step, StepState
+from dtl_notebook.live.transport import redact
+from dtl_notebook.wire.common import LoadPoint, WireRequest
+
+
+@dataclass
+class RequestRecord:
+    """One request and everything the three panes need about it."""
+
+    index: int
+    turn: int
+    provider: str
+    model: str
+    mode: str
+    payload: dict[str, Any]  # secrets already masked
+    load_points: list[LoadPoint]
+    notes: list[str]
+    cache: CacheEntry
+    label: str  # "emulated, not an LLM" | "live" | "captured"
+    state: StepState | None = None
+    messages: list[Message] = field(default_factory=list)  # the transcript the request saw
+    calls: list[str] = field(default_factory=list)  # tool calls the reply made
+    reply_text: str | None = None
+
+    @property
+    def context(self) -> Any:
+        return self.cache.context
+
+
+def from_step(index: int, step: Step, agent: Agent) -> RequestRecord:
+    count = step.state.message_count if step.state else len(agent.session.messages)
+    return RequestRecord(
+        index=index,
+        turn=step.turn,
+        provider=step.request.provider,
+        model=step.request.model,
+        mode=step.request.mode,
+        payload=redact(step.request.payload),
+        load_points=list(step.request.load_points),
+        notes=[redact(n) for n in step.request.notes],
+        cache=step.cache,
+        label=agent.label,
+        state=step.state,
+        messages=agent.session.messages[:count],
+        calls=[c.name for c in step.reply.message.tool_calls],
+        reply_text=step.reply.message.text,
+    )
+
+
+def from_capture(path: str | Path, provider: str | None = None) -> list[RequestRecord]:
+    """Records for every request of a captured JSONL log (request bodies or pairs).
+
+    Each line's provider is detected on its own, and the requests of each provider and model
+    are analyzed as their own sequence (a mixed log is never analyzed as one).
+    """
+    records: list[RequestRecord] = []
+    analyzers: dict[tuple[str, str], CacheAnalyzer] = {}
+    for index, (request, response) in enumerate(load_jsonl(path)):
+        name = provider or detect_provider(request)
+        model = str(request.get("model", ""))
+        analyzer = analyzers.setdefault((name, model), CacheAnalyzer(name, model))
+        entry = analyzer.add(request, response)
+        records.append(
+            RequestRecord(
+                index=index,
+                turn=index,
+                provider=name,
+                model=model,
+                mode="captured",
+                payload=redact(request),
+                load_points=[],
+                notes=list(entry.context.notes),
+                cache=entry,
+                label="captured",
+            )
+        )
+    return records
+
+
+def preview_record(agent: Agent, provider: str, model: str) -> RequestRecord:
+    """The agent's session as it stands, serialized for `provider` but not sent."""
+    from dtl_notebook.wire import build_request
+
+    session = agent.session
+    request = build_request(session, provider, model, **agent.options)
+    entry = CacheAnalyzer(provider, model).add(request)
+    state = StepState(
+        len(session.messages),
+        tuple(session.active_tools),
+        len(session.registry),
+        session.held_sections(),
+    )
+    return RequestRecord(
+        index=-1,
+        turn=agent.turns,
+        provider=provider,
+        model=model,
+        mode=request.mode,
+        payload=redact(request.payload),
+        load_points=list(request.load_points),
+        notes=[redact(n) for n in request.notes],
+        cache=entry,
+        label="preview, not sent",
+        state=state,
+        messages=list(session.messages),
+    )
+
+
+def from_request(request: WireRequest, entry: CacheEntry | None = None) -> RequestRecord:
+    """A record for a request built by hand (`build_request`), analyzed on its own."""
+    entry = entry or CacheAnalyzer(request.provider, request.model).add(request)
+    return RequestRecord(
+        index=0,
+        turn=0,
+        provider=request.provider,
+        model=request.model,
+        mode=request.mode,
+        payload=redact(request.payload),
+        load_points=list(request.load_points),
+        notes=[redact(n) for n in request.notes],
+        cache=entry,
+        label="built, not sent",
+    )
