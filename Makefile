@@ -35,3 +35,4 @@ test: unit lint
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/view.py

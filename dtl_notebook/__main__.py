@@ -25,7 +25,7 @@ def lab(port: int) -> None:
         sys.executable,
         "-m",
         "jupyterlab",
-        str(TOUR),
+        f"--LabApp.default_url=/lab/tree/{TOUR.as_posix()}",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
     ]

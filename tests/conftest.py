@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -52,3 +53,14 @@ def session(tools: list[Tool]) -> Session:
     return Session(
         system="You are a helpful agent.", tools=tools, active=["tool_search", "read_file"]
     )
+
+
+@pytest.fixture
+def ip() -> Iterator[Any]:
+    """The shared IPython testing shell with the extension loaded, reset around each test."""
+    from tests.notebook_shell import interactive_shell, reset_shell
+
+    shell = interactive_shell()
+    reset_shell(shell)
+    yield shell
+    reset_shell(shell)

@@ -296,8 +296,9 @@ class Session:
 
     def save(self, path: str | Path) -> None:
         """Write the session as JSON (tool specs, active set, transcript, sections)."""
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=1)
-        Path(path).write_text(text, encoding="utf-8")
+        from dtl_notebook.agent.storage import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     @classmethod
     def load(

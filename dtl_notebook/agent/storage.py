@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,25 @@ if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
 
 SCHEMA_VERSION = 1
+
+
+def write_atomic(path: str | Path, text: str) -> Path:
+    """Write through a temporary file in the same folder, then rename it over the target.
+
+    A kill or a full disk mid-write leaves the previous file whole.
+    """
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
 FORMAT = "dtl_notebook.session"
 
 

@@ -183,8 +183,8 @@ class Agent:
             self.session.prompt = saved[2]
             self.cache = cache_state
             where = f"step {len(steps) + 1}"
-            message = f"turn failed at {where}: {exc}; the session is unchanged"
-            self._emit(AgentEvent("turn_failed", text, error=redact(message)), on_step)
+            message = redact(f"turn failed at {where}: {exc}; the session is unchanged")
+            self._emit(AgentEvent("turn_failed", text, error=message), on_step)
             if not isinstance(exc, Exception):
                 raise
             raise TurnError(message) from exc

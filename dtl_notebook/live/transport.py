@@ -44,7 +44,9 @@ def redact(value: Any) -> Any:
     """A copy with API keys and auth headers masked, for anything shown or saved."""
     if isinstance(value, dict):
         return {
-            k: "[redacted]" if str(k).lower() in _SECRET_KEYS else redact(v)
+            redact(k) if isinstance(k, str) else k: "[redacted]"
+            if str(k).lower() in _SECRET_KEYS
+            else redact(v)
             for k, v in value.items()
         }
     if isinstance(value, list):

@@ -42,6 +42,12 @@ class Parser(argparse.ArgumentParser):
         raise HelpShown
 
 
+def check_name(value: str) -> str:
+    if not value.isidentifier():
+        raise UsageError(f"--session must be a Python name, got {value!r}")
+    return value
+
+
 def split_line(line: str) -> list[str]:
     try:
         return shlex.split(line)
@@ -103,18 +109,22 @@ class CellArgs(BaseModel):
 
     @model_validator(mode="after")
     def _fits_provider(self) -> CellArgs:
-        if self.provider is None:
-            return self
-        native = [e for e in ENGINES if e not in LOCAL_ENGINES]
-        if self.search in native and self.search not in NATIVE_SEARCH.get(self.provider, ()):
-            fits = ", ".join(NATIVE_SEARCH.get(self.provider, ())) or "none"
-            raise ValueError(
-                f"--search {self.search} does not apply to {self.provider}; its native searches: "
-                f"{fits} (or a local engine: {', '.join(LOCAL_ENGINES)})"
-            )
-        if self.load_mode is not None and self.provider != "openai-responses":
-            raise ValueError(f"--load-mode applies to openai-responses only, not {self.provider}")
+        if self.provider is not None:
+            check_fits(self.provider, self.search, self.load_mode)
         return self
+
+
+def check_fits(provider: str, search: str | None, load_mode: str | None) -> None:
+    """A native search or a load mode that the provider cannot take is a ValueError."""
+    if search not in LOCAL_ENGINES and search is not None:
+        fits = NATIVE_SEARCH.get(provider, ())
+        if search not in fits:
+            raise ValueError(
+                f"--search {search} does not apply to {provider}; its native searches: "
+                f"{', '.join(fits) or 'none'} (or a local engine: {', '.join(LOCAL_ENGINES)})"
+            )
+    if load_mode is not None and provider != "openai-responses":
+        raise ValueError(f"--load-mode applies to openai-responses only, not {provider}")
 
 
 def model_from(model: type[BaseModel], values: dict[str, Any]) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,12 +18,19 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.live.catalog import demo_catalog
 from dtl_notebook.live.demos import DEMO_MODELS
-from dtl_notebook.notebook.args import PROVIDERS, HelpShown, Parser, check_provider, split_line
+from dtl_notebook.notebook.args import (
+    PROVIDERS,
+    HelpShown,
+    Parser,
+    check_name,
+    check_provider,
+    split_line,
+)
 from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
-from dtl_notebook.notebook.export import export_html, write_atomic
+from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.html import esc, pre
-from dtl_notebook.notebook.panes import Bodies, inline_diff, request_pane
+from dtl_notebook.notebook.panes import Bodies, request_pane
 from dtl_notebook.notebook.records import RequestRecord, from_capture, preview_record
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire import build_request
@@ -49,7 +57,7 @@ def _parser() -> tuple[Parser, dict[str, Parser]]:
     )
     p = add("search", "Run the session's search engine without activating anything.")
     p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=int, default=10, help="Hits to show, 1 to 50")
     add("activate", "Activate tools outside a tool run (writes no load point).").add_argument(
         "names", nargs="+"
     )
@@ -64,7 +72,7 @@ def _parser() -> tuple[Parser, dict[str, Parser]]:
     p.add_argument("items", nargs="+", help="A B | N PROVIDER PROVIDER")
     add("inspect", "Show a captured request log (JSONL) of any agent.").add_argument("path")
     add("save", "Save the session as JSON.").add_argument("path")
-    add("load", "Load a session saved with %dtl save.").add_argument("path")
+    add("load", "Load a session written by the save subcommand.").add_argument("path")
     add("export", "Write the whole session to one self-contained HTML file.").add_argument("path")
     add("reset", "Start the session afresh on the demo catalog.")
     return root, parsers
@@ -89,6 +97,7 @@ class Commands:
             args = self.parser.parse_args(words)
         except HelpShown:
             return None
+        check_name(args.session)
         return getattr(self, f"do_{args.command}")(args)
 
     # -- helpers -----------------------------------------------------------------------------
@@ -138,6 +147,8 @@ class Commands:
             raise UsageError("this session has no local tool_search engine")
         searcher = SessionSearch(session, session.search)
         query = " ".join(args.query)
+        if not 1 <= args.limit <= 50:
+            raise UsageError(f"--limit must be between 1 and 50, got {args.limit}")
         try:
             hits = searcher.search(query, args.limit)
         except DtlError as exc:
@@ -162,9 +173,10 @@ class Commands:
         if unknown:
             raise UsageError(f"not registered: {', '.join(unknown)} (see %dtl tools)")
         added = session.activate(args.names)
+        them = "it" if len(added) == 1 else "them"
         print(
             f"activated {', '.join(added) or 'nothing new'} outside a tool run: no load point is "
-            "written, so the next request carries them in the prefix (a visible cache break)"
+            f"written, so the next request carries {them} in the prefix (a visible cache break)"
         )
 
     def do_provider(self, args: Any) -> None:
@@ -299,7 +311,7 @@ class Commands:
     def do_save(self, args: Any) -> None:
         agent = self._agent(args, create=False)
         try:
-            write_atomic(args.path, _session_json(agent.session))
+            agent.session.save(args.path)
         except OSError as exc:
             raise UsageError(f"cannot save to {args.path}: {exc.strerror or exc}") from None
         print(f"saved {len(agent.session.messages)} messages to {args.path}")
@@ -358,15 +370,7 @@ def _session_at(session: Session, record: RequestRecord) -> Session:
     return clone
 
 
-def _session_json(session: Session) -> str:
-    import json
-
-    return json.dumps(session.to_dict(), ensure_ascii=False, indent=1)
-
-
 def _json_diff(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    import json
-
     old = json.dumps(a, indent=1, ensure_ascii=False).splitlines()
     new = json.dumps(b, indent=1, ensure_ascii=False).splitlines()
     out = []
@@ -384,4 +388,4 @@ def _json_diff(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return out[:2000]
 
 
-__all__ = ["Commands", "inline_diff"]
+__all__ = ["Commands"]

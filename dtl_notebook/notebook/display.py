@@ -16,13 +16,12 @@ from dtl_notebook.live.agent import Agent, Step, TurnResult
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,
-    capture_header,
     panes,
     static_html,
 )
 from dtl_notebook.notebook.html import BORDER, MUTED, esc
-from dtl_notebook.notebook.panes import Bodies, break_html, context_pane
-from dtl_notebook.notebook.records import RequestRecord, from_request, from_step
+from dtl_notebook.notebook.panes import break_html
+from dtl_notebook.notebook.records import RequestRecord, from_request
 from dtl_notebook.wire.common import WireRequest
 
 _CELL = f'style="border-top:1px solid {BORDER};padding:2px 6px;text-align:left"'
@@ -172,14 +171,6 @@ def entry_html(entry: CacheEntry) -> str:
     return f"<div>{esc(figures)}{break_html(entry.cache_break)}</div>"
 
 
-def records_html(records: list[RequestRecord], title: str) -> str:
-    return static_html(records, capture_header(records, title))
-
-
-def context_segments_html(record: RequestRecord) -> str:
-    return context_pane(record, Bodies(record, lazy=False))
-
-
 FORMATTERS: dict[type, Callable[[Any], str]] = {
     Session: session_html,
     Agent: agent_html,
@@ -204,4 +195,4 @@ def unregister(shell: Any) -> None:
         formatter.pop(cls, None)
 
 
-__all__ = ["HTML", "from_step", "register", "table", "unregister"]
+__all__ = ["HTML", "register", "table", "unregister"]

@@ -102,8 +102,8 @@ def panes(
     return {
         "index": rec.index,
         "title": (
-            f"Request {rec.index + 1} · turn {rec.turn + 1} · {rec.provider} · {rec.model} · "
-            f"{rec.label}"
+            f"{'Preview' if rec.index < 0 else f'Request {rec.index + 1}'} · turn {rec.turn + 1}"
+            f" · {rec.provider} · {rec.model} · {rec.label}"
         ),
         "state": state_pane(rec, bodies),
         "request": request_pane(rec, bodies),

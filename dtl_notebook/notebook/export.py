@@ -7,11 +7,10 @@ ESM with a small in-page model, so the timeline and the linking work from `file:
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from dtl_notebook.agent.storage import write_atomic
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.document import (
     agent_header,
@@ -86,23 +85,6 @@ def render_page(records: list[RequestRecord], header: dict[str, Any]) -> str:
         f'<script type="module">{(STATIC / "standalone.js").read_text(encoding="utf-8")}</script>'
         "</body></html>\n"
     )
-
-
-def write_atomic(path: str | Path, text: str) -> Path:
-    """Write through a temporary file in the same folder, then rename over the target."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def export_html(source: Agent | AgentView, path: str | Path, title: str = "dtl_notebook") -> Path:

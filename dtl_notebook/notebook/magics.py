@@ -26,6 +26,7 @@ from dtl_notebook.notebook.args import (
     PROVIDERS,
     TRANSPORTS,
     CellArgs,
+    check_fits,
     check_provider,
     model_from,
 )
@@ -122,11 +123,19 @@ class AgentMagics(Magics):
         namespace[name] = agent
         return agent
 
-    def new_agent(self, provider: str, model: str, search: str | None = None, **kw: Any) -> Agent:
+    def new_agent(
+        self, provider: str, model: str, search: str | None = None, load_mode: str | None = None
+    ) -> Agent:
+        """A fresh demo session: local engines search in the session, native ones on the wire."""
         engine = search or self.search
+        try:
+            check_fits(provider, engine, load_mode)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         session = demo_session(search=engine if engine in LOCAL_ENGINES else "bm25")
         options: dict[str, Any] = {"search": engine} if engine not in LOCAL_ENGINES else {}
-        options.update(kw)
+        if load_mode:
+            options["load_mode"] = load_mode
         transport = self._transport(provider, self.transport == "live")
         return Agent(session, provider, model, transport, max_steps=self.max_steps, **options)
 
@@ -164,7 +173,10 @@ class AgentMagics(Magics):
         """
         if cell is None:
             raise UsageError("%%agent is a cell magic: write the user message in the cell body")
-        raw = parse_argstring(self.agent, line)
+        try:
+            raw = parse_argstring(self.agent, line)
+        except ValueError as exc:  # shlex: an unbalanced quote
+            raise UsageError(f"cannot parse the %%agent line ({exc})") from None
         args: CellArgs = model_from(CellArgs, {k: v for k, v in vars(raw).items()})
         text = interpolate(cell, self.namespace).strip()
         if not text:
@@ -177,8 +189,7 @@ class AgentMagics(Magics):
         check_provider(provider)
         if fresh:
             model = args.model or self.model or DEMO_MODELS[provider]
-            options = self._options(args, provider)
-            agent = self.new_agent(provider, model, args.search, **options)
+            agent = self.new_agent(provider, model, args.search, args.load_mode)
             if args.live:
                 agent.use_transport(self._transport(provider, True))
             namespace[args.session] = agent
@@ -192,12 +203,12 @@ class AgentMagics(Magics):
         try:
             result = agent.run(text)
         except TurnError as exc:
-            raise AgentTurnError(redact(str(exc))) from exc
+            raise AgentTurnError(redact(str(exc))) from None
         finally:
             if handle is not None:
                 handle.update(view)
         answer = result.text if result.text is not None else f"(stopped: {result.stopped})"
-        print(f"{agent.provider}: {answer}")
+        print(redact(f"{agent.provider}: {answer}"))
 
     def _options(self, args: CellArgs, provider: str) -> dict[str, Any]:
         options: dict[str, Any] = {}
@@ -208,17 +219,23 @@ class AgentMagics(Magics):
         return options
 
     def _reconfigure(self, agent: Agent, args: CellArgs, provider: str) -> None:
+        search = args.search or (
+            agent.options.get("search") if provider == agent.provider else None
+        )
+        try:
+            check_fits(provider, search, args.load_mode)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         if args.search in LOCAL_ENGINES and args.search != agent.session.search:
             raise UsageError(
                 f"this session searches with {agent.session.search}; start another with "
                 f"--session NAME (or %dtl reset) to use {args.search}"
             )
         model = args.model or (agent.model if provider == agent.provider else DEMO_MODELS[provider])
-        options = self._options(args, provider)
+        kept = dict(agent.options) if provider == agent.provider else {}
+        options = kept | self._options(args, provider)
         wanted_live = args.live or (agent.label == "live" and provider == agent.provider)
-        changed = (provider, model) != (agent.provider, agent.model) or (
-            options and options != agent.options
-        )
+        changed = (provider, model, options) != (agent.provider, agent.model, agent.options)
         if changed:
             try:
                 agent.switch(provider, model, **options)

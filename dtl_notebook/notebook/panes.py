@@ -75,7 +75,7 @@ class Bodies:
         self.refs: list[str] = []
 
     def details(self, summary_html: str, ref: str, *, open_: bool = False) -> str:
-        if self.lazy and not open_:
+        if self.lazy and not open_ and not any(c.isspace() for c in ref):
             self.refs.append(ref)
             body = f'<div class="dtl-pending dtl-ref:{esc(ref)}">…</div>'
         else:

@@ -180,13 +180,16 @@ class AgentView(anywidget.AnyWidget):
         if not isinstance(content, dict):
             return
         if content.get("type") == "body":
-            record = self._record(int(content.get("index", -2)))
+            index = content.get("index")
+            record = self._record(index) if isinstance(index, int) else None
             ref = str(content.get("ref", ""))
             html = body_html(record, ref) if record is not None else ""
             self.send({"type": "body", "index": content.get("index"), "ref": ref, "html": html})
         elif content.get("type") == "timeline":
-            start = max(0, int(content.get("start", 0)))
-            end = min(len(self.records), int(content.get("end", len(self.records))))
+            start, end = content.get("start", 0), content.get("end", len(self.records))
+            if not (isinstance(start, int) and isinstance(end, int)):
+                return
+            start, end = max(0, start), min(len(self.records), end)
             for i in range(start, end, CHUNK):
                 chunk = self.records[i : min(end, i + CHUNK)]
                 self.send(
