@@ -127,7 +127,7 @@ class Commands:
             if needle and needle not in f"{tool.name} {tool.description}".lower():
                 continue
             where = entered.get(tool.name)
-            state = "initial" if tool.name in active else ""
+            state = "in the prefix" if tool.name in active else ""
             if where is not None:
                 state = f"after message #{where}"
             mark = f"<mark>{esc(state)}</mark>" if where is not None else esc(state)

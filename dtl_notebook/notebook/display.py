@@ -59,7 +59,7 @@ def session_html(session: Session) -> str:
     rows = [
         [
             f"<code>{esc(name)}</code>",
-            f"<mark>after message #{markers[name]}</mark>" if name in markers else "initial",
+            f"<mark>after message #{markers[name]}</mark>" if name in markers else "in the prefix",
         ]
         for name in session.active_tools
     ]

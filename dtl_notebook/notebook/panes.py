@@ -158,7 +158,7 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
         where = entered.get(name)
         keys = [key("tool", name)]
         if where is None:
-            at = "initial"
+            at = "in the prefix"
         else:
             at = f"after message #{where}"
             if where in paths:
