@@ -64,3 +64,20 @@ def test_duplicate_keeps_first_position_and_last_value() -> None:
     split = split_deferred_tools(tools, [])
     assert names(split.immediate) == ["a", "b"]
     assert split.immediate[0].description == "new"
+
+
+def test_a_failed_call_before_the_marker_is_not_a_use() -> None:
+    # The model called `a` while it was inactive (an error result), then a search loaded it:
+    # `a` still enters at its load point instead of rewriting the prefix.
+    failed = ToolResultMessage(call_id="1", content=[TextPart(text="Error")], is_error=True)
+    messages = [call("1", "a"), failed, call("2", "search"), result("2", added=["a"])]
+    split = split_deferred_tools(TOOLS, messages)
+    assert list(split.deferred) == ["a"]
+    assert "a" not in names(split.immediate)
+
+
+def test_a_successful_call_before_the_marker_stays_a_use() -> None:
+    messages = [call("1", "a"), result("1"), call("2", "search"), result("2", added=["a"])]
+    split = split_deferred_tools(TOOLS, messages)
+    assert split.deferred == {}
+    assert "a" in names(split.immediate)

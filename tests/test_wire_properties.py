@@ -1,7 +1,8 @@
 """Property: in the cache-keeping modes every request extends the previous one.
 
 Random append-only sessions (user turns, searches run by the real `tool_search` tool, explicit
-markers, ordinary and parallel calls, prompt section changes between turns) are serialized at
+markers, ordinary and parallel calls, calls to inactive and unknown tools, prompt section
+changes between turns) are serialized at
 every model call. For consecutive requests:
 
 - Anthropic `tool_reference` (claude-opus-4-8, which takes mid-conversation system messages),
@@ -69,6 +70,8 @@ step = st.one_of(
     st.tuples(st.just("mark"), st.lists(st.sampled_from(WORDS), max_size=2, unique=True)),
     st.tuples(st.just("call"), st.integers(0, 20)),
     st.tuples(st.just("parallel"), words),
+    st.tuples(st.just("inactive"), st.sampled_from(WORDS)),
+    st.tuples(st.just("unknown"), st.integers(0, 3)),
 )
 turn = st.tuples(
     st.one_of(st.none(), st.sampled_from(["Be brief.", "Use metric units.", ""])),
@@ -114,6 +117,14 @@ class Recorder:
             # an explicit marker names tools that were not active: a pure append
             names = [f"{w}_tool" for w in arg if f"{w}_tool" not in s.active_tools]
             s.tool_result(call.id, "prepared", added_tool_names=names)
+        elif kind in ("inactive", "unknown"):
+            # a call the tool cannot receive: an error result, never a use of the tool
+            name = f"{arg}_tool" if kind == "inactive" else f"no_such_tool_{arg}"
+            if name in s.active_tools:
+                name = "no_such_tool"
+            call = ToolCall(id=self.call_id(), name=name, arguments={"text": "x"})
+            s.assistant(tool_calls=[call])
+            assert s.execute(call).is_error
         else:
             if kind == "search":
                 calls = [self.search(arg)]

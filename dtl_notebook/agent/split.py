@@ -20,18 +20,22 @@ class DeferredSplit:
 def split_deferred_tools(tools: Iterable[ToolSpec], messages: Sequence[object]) -> DeferredSplit:
     """Split the current tools by the transcript's markers.
 
-    A name marked in `added_tool_names` and not called in any earlier assistant message is
-    deferred, and stays deferred. Marked names no longer in `tools` are dropped. Both outputs
-    keep the order of `tools`; a duplicate name keeps its first position and its last value.
+    A name marked in `added_tool_names` and not used in any earlier assistant message is
+    deferred, and stays deferred. A call counts as a use only if the tool could receive it:
+    a call answered by an `is_error` result (an unknown or inactive tool, bad arguments) does
+    not, so a tool that failed before it was loaded still enters at its load point. Marked
+    names no longer in `tools` are dropped. Both outputs keep the order of `tools`; a
+    duplicate name keeps its first position and its last value.
     """
     current: dict[str, ToolSpec] = {}
     for tool in tools:
         current[tool.name] = tool
+    failed = {m.call_id for m in messages if isinstance(m, ToolResultMessage) and m.is_error}
     used: set[str] = set()
     deferred_names: set[str] = set()
     for message in messages:
         if isinstance(message, AssistantMessage):
-            used.update(call.name for call in message.tool_calls)
+            used.update(call.name for call in message.tool_calls if call.id not in failed)
         elif isinstance(message, ToolResultMessage) and message.added_tool_names:
             deferred_names.update(n for n in message.added_tool_names if n not in used)
     return DeferredSplit(

@@ -33,7 +33,8 @@ class ProviderError(DtlError, RuntimeError):
     def __init__(self, provider: str, message: str, status: int | None = None) -> None:
         self.provider, self.status = provider, status
         where = f" (HTTP {status})" if status else ""
-        super().__init__(f"{provider} request failed{where}: {message}")
+        # a server may echo the key it was sent: mask it before it reaches any text
+        super().__init__(redact(f"{provider} request failed{where}: {message}"))
 
 
 class MissingKeyError(DtlError, RuntimeError):
