@@ -30,6 +30,7 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import Sections, diff_sections, replay_sections, tools_section
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
+from dtl_notebook.agent.storage import dump_session, load_session, write_atomic
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
@@ -290,14 +291,10 @@ class Session:
 
     # -- persistence ----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        from dtl_notebook.agent.storage import dump_session
-
         return dump_session(self)
 
     def save(self, path: str | Path) -> None:
-        """Write the session as JSON (tool specs, active set, transcript, sections)."""
-        from dtl_notebook.agent.storage import write_atomic
-
+        """Write the session as JSON (tool specs, active set, transcript, sections), atomically."""
         write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     @classmethod
@@ -307,8 +304,6 @@ class Session:
         functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
     ) -> Session:
         """Read a saved session; implementations are re-bound by tool name from `functions`."""
-        from dtl_notebook.agent.storage import load_session
-
         return load_session(cls, Path(path), functions)
 
 

@@ -7,17 +7,34 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
 from dtl_notebook.agent.errors import DtlError, SessionFileError
 from dtl_notebook.agent.messages import MESSAGES
+from dtl_notebook.agent.sections import Sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
-from dtl_notebook.agent.tools import Tool, ToolSpec
+from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
-if TYPE_CHECKING:
-    from dtl_notebook.agent.session import Session
+
+class Stored(Protocol):
+    """What saving and loading need of a session (imports in agent/ run one way)."""
+
+    search: str | None
+    registry: ToolRegistry
+    prompt: Sections
+    messages: list[Any]
+
+    @property
+    def active_tools(self) -> list[str]: ...
+
+    def set_active_tools(self, names: Iterable[str]) -> None: ...
+
+    def activate(self, names: Iterable[str]) -> list[str]: ...
+
+
+S = TypeVar("S", bound=Stored)
 
 SCHEMA_VERSION = 1
 
@@ -42,7 +59,7 @@ def write_atomic(path: str | Path, text: str) -> Path:
 FORMAT = "dtl_notebook.session"
 
 
-def dump_session(session: Session) -> dict[str, Any]:
+def dump_session(session: Stored) -> dict[str, Any]:
     """The session as plain JSON data."""
     return {
         "format": FORMAT,
@@ -56,10 +73,10 @@ def dump_session(session: Session) -> dict[str, Any]:
 
 
 def load_session(
-    cls: type[Session],
+    cls: Callable[..., S],
     path: Path,
     functions: Mapping[str, Callable[..., Any]] | Iterable[Tool],
-) -> Session:
+) -> S:
     """Read and check a saved session; any problem raises SessionFileError naming it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -71,11 +88,11 @@ def load_session(
 
 
 def session_from_dict(
-    cls: type[Session],
+    cls: Callable[..., S],
     data: Any,
     functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
     source: str = "<data>",
-) -> Session:
+) -> S:
     """Rebuild a session from `dump_session` data."""
 
     def bad(reason: str) -> SessionFileError:

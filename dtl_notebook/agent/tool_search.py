@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Protocol
 
 from dtl_notebook.agent.search import SearchEngine, make_engine
-from dtl_notebook.agent.tools import Tool
+from dtl_notebook.agent.tools import Tool, ToolRegistry
 
-if TYPE_CHECKING:
-    from dtl_notebook.agent.session import Session
+
+class Searchable(Protocol):
+    """What the search tool needs of a session (imports in agent/ run one way)."""
+
+    registry: ToolRegistry
+
+    def activate(self, names: Iterable[str]) -> list[str]: ...
 
 TOOL_SEARCH = "tool_search"
 MAX_LIMIT = 50
@@ -18,7 +24,7 @@ MAX_LIMIT = 50
 class SessionSearch:
     """An engine kept in step with a session's registry (re-indexed when the registry changes)."""
 
-    def __init__(self, session: Session, engine: str) -> None:
+    def __init__(self, session: Searchable, engine: str) -> None:
         self.session = session
         self.engine: SearchEngine = make_engine(engine)
         self._indexed_version = -1
@@ -31,7 +37,7 @@ class SessionSearch:
         return [registry[name] for name in self.engine.search(query, limit)]
 
 
-def make_tool_search(session: Session, engine: str) -> Tool:
+def make_tool_search(session: Searchable, engine: str) -> Tool:
     """The `tool_search` tool bound to a session."""
     searcher = SessionSearch(session, engine)
     max_len = searcher.engine.max_query_length
