@@ -286,11 +286,10 @@ def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
         if name in ("tools", "messages", "input") and isinstance(value, list):
             parts.append(_list_field(name, value, loads, recent, loaded, bodies))
             continue
-        inline = json_html(value, None, 400)
-        if len(inline) < 600:
-            parts.append(pre(f"<b>{esc(name)}</b>: " + inline))
+        size = len(dumps(value, None))
+        if size <= 300:
+            parts.append(pre(f"<b>{esc(name)}</b>: " + json_html(value, None)))
         else:
-            size = len(dumps(value, None))
             parts.append(bodies.details(f"<b>{esc(name)}</b> ({size:,} chars)", f"request:{name}"))
     return "".join(parts)
 
