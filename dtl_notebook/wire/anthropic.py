@@ -100,6 +100,7 @@ class _Builder:
         self.messages: list[JSON] = []
         self.sources: list[int] = []  # transcript index of each payload message's first source
         self.load_points: list[LoadPoint] = []
+        self.server_loaded: set[str] = set()
         self.siblings: list[JSON] = []
         self.pending_system: list[JSON] = []
 
@@ -212,6 +213,7 @@ class _Builder:
 
     def assistant(self, index: int, message: AssistantMessage) -> None:
         blocks: list[JSON] = []
+        server_loads: list[tuple[int, JSON]] = []
         for part in message.content:
             if isinstance(part, TextPart):
                 if part.text:
@@ -230,6 +232,8 @@ class _Builder:
                     self.search != "client" or part.block.type not in SERVER_SEARCH_BLOCKS
                 ):
                     blocks.append(copy.deepcopy(part.block.data))  # breakpoints mark the copy
+                    if part.block.type == "tool_search_tool_result":
+                        server_loads.append((len(blocks) - 1, part.block.data))
                 elif part.block.provider == PROVIDER:
                     self.notes.append(
                         f"dropped a {part.block.type!r} block from message {index}: the server "
@@ -243,7 +247,23 @@ class _Builder:
                     )
         if not blocks:
             self.notes.append(f"assistant message {index} is empty and was left out")
+        offset = len(self.messages[-1]["content"]) if self._continues("assistant") else 0
         self.add("assistant", blocks, index)
+        for position, data in server_loads:
+            self._server_load_point(index, offset + position, data)
+
+    def _continues(self, role: str) -> bool:
+        return bool(self.messages) and self.messages[-1]["role"] == role
+
+    def _server_load_point(self, index: int, position: int, data: JSON) -> None:
+        """Where Anthropic's server search loaded tools: a load point like a client one."""
+        refs = (data.get("content") or {}).get("tool_references") or []
+        names = [str(r["tool_name"]) for r in refs if isinstance(r, dict) and "tool_name" in r]
+        new = [n for n in dict.fromkeys(names) if n not in self.server_loaded]
+        self.server_loaded.update(new)
+        if new:
+            path = f"messages.{len(self.messages) - 1}.content.{position}"
+            self.load_points.append(LoadPoint(index, new, path))
 
     def build_messages(self, references: bool) -> None:
         plan = self.plan

@@ -90,6 +90,7 @@ class _Builder:
         self.notes: list[str] = list(plan.notes)
         self.input: list[JSON] = []
         self.load_points: list[LoadPoint] = []
+        self.hosted_loaded: set[str] = set()
         self.search_calls: set[str] = set()
 
     def tools(self) -> list[JSON]:
@@ -230,6 +231,8 @@ class _Builder:
                 )
                 if part.block.provider == PROVIDER and (self.search == "hosted" or not hosted_item):
                     self.input.append(copy.deepcopy(part.block.data))
+                    if hosted_item and part.block.type == "tool_search_output":
+                        self._hosted_load_point(index, part.block.data)
                 elif part.block.provider == PROVIDER:
                     self.notes.append(
                         f"dropped a hosted {part.block.type!r} item from message {index}: hosted "
@@ -240,6 +243,21 @@ class _Builder:
                         f"dropped a {part.block.provider} {part.block.type!r} block from message "
                         f"{index}: another provider's JSON is never replayed"
                     )
+
+    def _hosted_load_point(self, index: int, data: JSON) -> None:
+        """Where OpenAI's hosted search loaded tools (a namespace counts as its members)."""
+        names: list[str] = []
+        for tool in data.get("tools") or []:
+            if not isinstance(tool, dict):
+                continue
+            members = tool.get("tools") if tool.get("type") == "namespace" else None
+            for inner in members if isinstance(members, list) else [tool]:
+                if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+                    names.append(inner["name"])
+        new = [n for n in dict.fromkeys(names) if n not in self.hosted_loaded]
+        self.hosted_loaded.update(new)
+        if new:
+            self.load_points.append(LoadPoint(index, new, f"input.{len(self.input) - 1}"))
 
     def build_input(self) -> None:
         plan = self.plan
