@@ -8,7 +8,7 @@ from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire import anthropic, chat, kimi, responses
 from dtl_notebook.wire.common import LoadPoint, WireRequest, plan
 from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
-from dtl_notebook.wire.reply import Reply, ResponseFormatError
+from dtl_notebook.wire.reply import ProviderErrorResponse, Reply, ResponseFormatError
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ __all__ = [
     "PROVIDERS",
     "LoadPoint",
     "ModelProfile",
+    "ProviderErrorResponse",
     "Reply",
     "ResponseFormatError",
     "WireRequest",

@@ -31,9 +31,27 @@ class Reply:
     raw: JSON = field(default_factory=dict)
 
 
+class ProviderErrorResponse(ResponseFormatError):
+    """The body is the provider's error object (e.g. a 400 or 429), not a response."""
+
+    def __init__(self, provider: str, kind: str, message: str) -> None:
+        self.kind, self.message = kind, message
+        DtlError.__init__(self, f"{provider} returned an error ({kind}): {message}")
+        self.provider, self.field, self.reason = provider, "error", message
+
+
+def _error_body(data: JSON, provider: str) -> None:
+    """Raise ProviderErrorResponse when `data` is an error body (both providers' shapes)."""
+    error = data.get("error")
+    if isinstance(error, dict) and (data.get("type") == "error" or len(data) <= 2):
+        kind = str(error.get("type") or error.get("code") or "error")
+        raise ProviderErrorResponse(provider, kind, str(error.get("message") or ""))
+
+
 def as_dict(response: Any, provider: str) -> JSON:
-    """A plain dict from an SDK model or a dict."""
+    """A plain dict from an SDK model or a dict; an error body raises ProviderErrorResponse."""
     if isinstance(response, dict):
+        _error_body(response, provider)
         return response
     dump = getattr(response, "model_dump", None)
     if callable(dump):
