@@ -89,3 +89,16 @@ def test_a_failed_response_object_is_not_an_error_body() -> None:
     }
     reply = parse_response(response, "openai-responses")
     assert reply.message.tool_calls == []
+
+
+def test_a_key_echoed_in_an_error_body_is_masked() -> None:
+    key = "sk-ant-api03-" + "x" * 40
+    body = {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": f"invalid x-api-key: {key}"},
+    }
+    with pytest.raises(ProviderErrorResponse) as caught:
+        parse_response(body, "anthropic")
+    assert key not in str(caught.value)
+    assert key not in caught.value.message
+    assert "[redacted]" in str(caught.value)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, Protocol
 
 import anthropic
@@ -11,6 +10,7 @@ import httpx2
 import openai
 
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.wire.common import WireRequest
@@ -23,8 +23,6 @@ KEY_VARIABLES = {
     "kimi": "MOONSHOT_API_KEY",
 }
 KIMI_BASE_URL = "https://api.moonshot.ai/v1"
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer\s+[A-Za-z0-9._-]{8,})")
-_SECRET_KEYS = {"api_key", "authorization", "x-api-key", "api-key", "openai-api-key"}
 
 
 class ProviderError(DtlError, RuntimeError):
@@ -39,22 +37,6 @@ class ProviderError(DtlError, RuntimeError):
 
 class MissingKeyError(DtlError, RuntimeError):
     """No API key for a live transport."""
-
-
-def redact(value: Any) -> Any:
-    """A copy with API keys and auth headers masked, for anything shown or saved."""
-    if isinstance(value, dict):
-        return {
-            redact(k) if isinstance(k, str) else k: "[redacted]"
-            if str(k).lower() in _SECRET_KEYS
-            else redact(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    if isinstance(value, str):
-        return _SECRET.sub("[redacted]", value)
-    return value
 
 
 class Transport(Protocol):

@@ -8,6 +8,7 @@ from typing import Any
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.messages import AssistantMessage, ToolCall
+from dtl_notebook.agent.secrets import redact
 
 JSON = dict[str, Any]
 
@@ -35,8 +36,8 @@ class ProviderErrorResponse(ResponseFormatError):
     """The body is the provider's error object (e.g. a 400 or 429), not a response."""
 
     def __init__(self, provider: str, kind: str, message: str) -> None:
-        self.kind, self.message = kind, message
-        DtlError.__init__(self, f"{provider} returned an error ({kind}): {message}")
+        self.kind, self.message = kind, redact(message)
+        DtlError.__init__(self, f"{provider} returned an error ({kind}): {self.message}")
         self.provider, self.field, self.reason = provider, "error", message
 
 

@@ -1,0 +1,28 @@
+"""Masking API keys and auth headers in anything shown, saved, recorded or raised.
+
+It lives in the lowest layer so that every layer's error texts can use it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer\s+[A-Za-z0-9._-]{8,})")
+_SECRET_KEYS = {"api_key", "authorization", "x-api-key", "api-key", "openai-api-key"}
+
+
+def redact(value: Any) -> Any:
+    """A copy with API keys and auth headers masked (in keys, values and nested data)."""
+    if isinstance(value, dict):
+        return {
+            redact(k) if isinstance(k, str) else k: "[redacted]"
+            if str(k).lower() in _SECRET_KEYS
+            else redact(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    if isinstance(value, str):
+        return _SECRET.sub("[redacted]", value)
+    return value
