@@ -13,7 +13,7 @@ import openai.types.chat
 import openai.types.responses
 import pytest
 
-from dtl_notebook import Session, ToolCall
+from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.agent import NativeBlock
 from dtl_notebook.wire import build_request, parse_response, validate_payload
 
@@ -309,8 +309,10 @@ def test_parse_hosted_output_verbatim_as_dict() -> None:
     ]
 
 
-def test_namespace_equal_to_the_function_name_is_no_namespace() -> None:
-    """§3.3 note: the page's `namespace` may equal the function name of a plain tool."""
+def test_namespace_equal_to_the_function_name_round_trips() -> None:
+    """A real `function_call` may carry a `namespace` equal to its name (a plain tool). The
+    API's error for a missing namespace asks clients to send the item back as it came, so the
+    call keeps it and the next request replays it."""
     item = {
         "type": "function_call",
         "name": "get_shipping_eta",
@@ -320,8 +322,21 @@ def test_namespace_equal_to_the_function_name_is_no_namespace() -> None:
     }
     reply = parse_response(responses_body([item]), provider="openai-responses")
     assert reply.message.tool_calls == [
-        ToolCall(id="call_xyz456", name="get_shipping_eta", arguments={"order_id": "order_42"})
+        ToolCall(
+            id="call_xyz456",
+            name="get_shipping_eta",
+            arguments={"order_id": "order_42"},
+            namespace="get_shipping_eta",
+        )
     ]
+    session = Session(tools=[Tool("get_shipping_eta", execute=lambda **_: "ok")], search=None)
+    session.user("ETA of order_42?")
+    session.append(reply.message)
+    session.execute(reply.message.tool_calls[0])
+    payload = build_request(session, "openai-responses", "gpt-5.4").payload
+    replayed = [i for i in payload["input"] if i.get("type") == "function_call"]
+    assert replayed[0]["namespace"] == "get_shipping_eta"
+    assert replayed[0]["name"] == "get_shipping_eta"
 
 
 @pytest.mark.parametrize("as_sdk", [False, True], ids=["dict", "sdk"])

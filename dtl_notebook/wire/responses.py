@@ -390,7 +390,7 @@ def _function_call(item: JSON, where: str) -> ToolCall:
     name = require(item, "name", str, PROVIDER, where)
     raw = require(item, "arguments", str, PROVIDER, where)
     namespace = item.get("namespace")
-    namespace = namespace if isinstance(namespace, str) and namespace != name else None
+    namespace = namespace if isinstance(namespace, str) and namespace else None  # kept as sent
     return call_from_json(call_id, name, raw, namespace)
 
 
