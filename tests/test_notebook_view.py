@@ -497,3 +497,15 @@ def test_export_is_atomic_when_the_write_fails(
     monkeypatch.undo()
     export_html(agent, path)
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_timeline_counts_the_tools_each_request_adds() -> None:
+    agent = demo_agent()
+    view = AgentView(agent)
+    agent.run(ETA)
+    agent.run("And the weather in Paris?")
+    view.refresh()
+    loads = [item["loads"] for item in view.tail["items"]]
+    # the shipping tools enter at request 2, the weather tools at request 5; later requests
+    # carry the same load points and add nothing
+    assert loads == [0, 5, 0, 0, 5, 0]

@@ -18,7 +18,7 @@ from dtl_notebook.notebook.panes import (
     request_pane,
     state_pane,
 )
-from dtl_notebook.notebook.records import RequestRecord, from_step
+from dtl_notebook.notebook.records import RequestRecord, step_records
 
 PANE_TITLES = {"state": "Agent state", "request": "Request JSON", "context": "Model context"}
 
@@ -26,7 +26,7 @@ PANE_TITLES = {"state": "Agent state", "request": "Request JSON", "context": "Mo
 def agent_records(agent: Agent, pending: Sequence[Step] = ()) -> list[RequestRecord]:
     """One record per request the agent sent, plus steps of a turn still running."""
     steps = [*agent.steps, *pending]
-    return [from_step(i, step, agent) for i, step in enumerate(steps)]
+    return step_records(agent, steps)
 
 
 def agent_header(
@@ -75,7 +75,7 @@ def timeline_item(rec: RequestRecord) -> dict[str, Any]:
         "cached": entry.cached_tokens,
         "written": entry.written_tokens,
         "uncached": entry.uncached_tokens,
-        "loads": sum(len(lp.tools) for lp in rec.load_points),
+        "loads": rec.new_loads,
         "calls": rec.calls[:6],
         "break": esc(str(brk)) if brk else None,
     }
@@ -147,9 +147,7 @@ def static_html(
             esc(rec.provider),
             f"<code>{esc(rec.mode)}</code>",
             f"{entry.cached_tokens:,} / {entry.written_tokens:,} / {entry.uncached_tokens:,}",
-            f"<mark>+{sum(len(lp.tools) for lp in rec.load_points)}</mark>"
-            if rec.load_points
-            else "",
+            f"<mark>+{rec.new_loads}</mark>" if rec.new_loads else "",
             f"<del>{esc(brk)}</del>" if brk else "",
         ]
         rows.append(

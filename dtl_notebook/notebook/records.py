@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,15 +33,24 @@ class RequestRecord:
     messages: list[Message] = field(default_factory=list)  # the transcript the request saw
     calls: list[str] = field(default_factory=list)  # tool calls the reply made
     reply_text: str | None = None
+    new_loads: int = 0  # tools at load points this request adds to the previous one's
+
+    def count_new_loads(self, previous: RequestRecord | None) -> None:
+        seen: set[tuple[str, str]] = set()
+        if previous is not None and previous.provider == self.provider:
+            seen = {(lp.path, t) for lp in previous.load_points for t in lp.tools}
+        self.new_loads = sum((lp.path, t) not in seen for lp in self.load_points for t in lp.tools)
 
     @property
     def context(self) -> Any:
         return self.cache.context
 
 
-def from_step(index: int, step: Step, agent: Agent) -> RequestRecord:
+def from_step(
+    index: int, step: Step, agent: Agent, previous: RequestRecord | None = None
+) -> RequestRecord:
     count = step.state.message_count if step.state else len(agent.session.messages)
-    return RequestRecord(
+    record = RequestRecord(
         index=index,
         turn=step.turn,
         provider=step.request.provider,
@@ -56,6 +66,16 @@ def from_step(index: int, step: Step, agent: Agent) -> RequestRecord:
         calls=[c.name for c in step.reply.message.tool_calls],
         reply_text=step.reply.message.text,
     )
+    record.count_new_loads(previous)
+    return record
+
+
+def step_records(agent: Agent, steps: Sequence[Step]) -> list[RequestRecord]:
+    """Records for consecutive steps, each compared with the one before."""
+    records: list[RequestRecord] = []
+    for i, step in enumerate(steps):
+        records.append(from_step(i, step, agent, records[-1] if records else None))
+    return records
 
 
 def from_capture(path: str | Path, provider: str | None = None) -> list[RequestRecord]:

@@ -26,7 +26,12 @@ from dtl_notebook.notebook.document import (
 )
 from dtl_notebook.notebook.html import token_css
 from dtl_notebook.notebook.panes import body_html
-from dtl_notebook.notebook.records import RequestRecord, from_step, preview_record
+from dtl_notebook.notebook.records import (
+    RequestRecord,
+    from_step,
+    preview_record,
+    step_records,
+)
 
 STATIC = Path(__file__).parent / "static"
 PROVIDERS = tuple(DEMO_MODELS)
@@ -69,7 +74,7 @@ class AgentView(anywidget.AnyWidget):
         self._error: str | None = None
         self.preview: RequestRecord | None = None
         if agent is not None:
-            self.records = [from_step(i, s, agent) for i, s in enumerate(agent.steps)]
+            self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
             agent.listeners.append(self._on_event)
             self.providers = list(PROVIDERS)
@@ -126,7 +131,8 @@ class AgentView(anywidget.AnyWidget):
 
     def _add_step(self, step: Step) -> None:
         assert self.agent is not None
-        record = from_step(len(self.records), step, self.agent)
+        previous = self.records[-1] if self.records else None
+        record = from_step(len(self.records), step, self.agent, previous)
         self.records.append(record)
         self.preview = None
         with self.hold_sync():
@@ -140,7 +146,7 @@ class AgentView(anywidget.AnyWidget):
     def refresh(self) -> None:
         """Re-read the agent's steps (after a reset, load or provider switch)."""
         if self.agent is not None:
-            self.records = [from_step(i, s, self.agent) for i, s in enumerate(self.agent.steps)]
+            self.records = step_records(self.agent, self.agent.steps)
             self._committed = len(self.records)
         self._sync_all()
 
