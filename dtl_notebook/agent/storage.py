@@ -39,16 +39,16 @@ S = TypeVar("S", bound=Stored)
 SCHEMA_VERSION = 1
 
 
-def write_atomic(path: str | Path, text: str) -> Path:
-    """Write through a temporary file in the same folder, then rename it over the target.
-
-    A kill or a full disk mid-write leaves the previous file whole.
+def write_atomic(path: str | Path, content: str | bytes) -> Path:
+    """Write through a temporary file in the same folder (text as UTF-8), flush and fsync,
+    then rename it over the target: a kill or a full disk mid-write leaves the old file whole.
     """
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

@@ -32,7 +32,6 @@ import importlib
 import importlib.metadata
 import importlib.util
 import math
-import os
 import tempfile
 import types
 from collections.abc import Mapping
@@ -42,6 +41,8 @@ from typing import Any, Final
 
 import tiktoken
 import tiktoken.model
+
+from dtl_notebook.agent.storage import write_atomic
 
 __all__ = [
     "ANTHROPIC_FACTOR",
@@ -160,17 +161,6 @@ def _wheel_bytes(name: str) -> bytes:
     return data
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _populate(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for name in PINNED_SHA256:
@@ -178,7 +168,7 @@ def _populate(directory: Path) -> None:
         try:
             _read_verified(target, name)
         except BpeFileError:
-            _write_atomic(target, _wheel_bytes(name))
+            write_atomic(target, _wheel_bytes(name))
             _read_verified(target, name)
 
 

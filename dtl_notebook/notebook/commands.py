@@ -31,7 +31,12 @@ from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.html import esc, pre
 from dtl_notebook.notebook.panes import Bodies, request_pane
-from dtl_notebook.notebook.records import RequestRecord, from_capture, preview_record
+from dtl_notebook.notebook.records import (
+    RequestRecord,
+    from_capture,
+    from_request,
+    preview_record,
+)
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire import build_request
 
@@ -278,23 +283,14 @@ class Commands:
         )
         return HTML(html, f"{title}\n{cause}".strip())
 
-    def _reserialize(self, agent: Agent | None, record: RequestRecord, provider: str) -> Any:
+    def _reserialize(
+        self, agent: Agent | None, record: RequestRecord, provider: str
+    ) -> RequestRecord:
         if agent is None or record.state is None:
             raise UsageError("only requests of a running session can be re-serialized")
         clone = _session_at(agent.session, record)
         request = build_request(clone, provider, DEMO_MODELS[provider])
-        return RequestRecord(
-            index=record.index,
-            turn=record.turn,
-            provider=provider,
-            model=request.model,
-            mode=request.mode,
-            payload=request.payload,
-            load_points=request.load_points,
-            notes=request.notes,
-            cache=CacheAnalyzer(provider, request.model).add(request),
-            label="re-serialized",
-        )
+        return from_request(request, label="re-serialized", index=record.index, turn=record.turn)
 
     def do_inspect(self, args: Any) -> AgentView:
         path = Path(args.path)

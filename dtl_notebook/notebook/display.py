@@ -104,19 +104,7 @@ def turn_html(result: TurnResult) -> str:
 
 
 def step_html(step: Step) -> str:
-    record = RequestRecord(
-        index=0,
-        turn=step.turn,
-        provider=step.request.provider,
-        model=step.request.model,
-        mode=step.request.mode,
-        payload=step.shown_request,
-        load_points=list(step.request.load_points),
-        notes=list(step.request.notes),
-        cache=step.cache,
-        label="step",
-    )
-    return _panes_html(record)
+    return _panes_html(from_request(step.request, step.cache, label="step", turn=step.turn))
 
 
 def request_html(request: WireRequest) -> str:

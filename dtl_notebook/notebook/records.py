@@ -46,21 +46,41 @@ class RequestRecord:
         return self.cache.context
 
 
+def from_request(
+    request: WireRequest,
+    entry: CacheEntry | None = None,
+    *,
+    label: str = "built, not sent",
+    index: int = 0,
+    turn: int = 0,
+    **more: Any,
+) -> RequestRecord:
+    """A record of one request, secrets masked; without `entry` it is analyzed on its own."""
+    return RequestRecord(
+        index=index,
+        turn=turn,
+        provider=request.provider,
+        model=request.model,
+        mode=request.mode,
+        payload=redact(request.payload),
+        load_points=list(request.load_points),
+        notes=[redact(n) for n in request.notes],
+        cache=entry or CacheAnalyzer(request.provider, request.model).add(request),
+        label=label,
+        **more,
+    )
+
+
 def from_step(
     index: int, step: Step, agent: Agent, previous: RequestRecord | None = None
 ) -> RequestRecord:
     count = step.state.message_count if step.state else len(agent.session.messages)
-    record = RequestRecord(
+    record = from_request(
+        step.request,
+        step.cache,
+        label=agent.label,
         index=index,
         turn=step.turn,
-        provider=step.request.provider,
-        model=step.request.model,
-        mode=step.request.mode,
-        payload=redact(step.request.payload),
-        load_points=list(step.request.load_points),
-        notes=[redact(n) for n in step.request.notes],
-        cache=step.cache,
-        label=agent.label,
         state=step.state,
         messages=agent.session.messages[:count],
         calls=[c.name for c in step.reply.message.tool_calls],
@@ -114,41 +134,17 @@ def preview_record(agent: Agent, provider: str, model: str) -> RequestRecord:
 
     session = agent.session
     request = build_request(session, provider, model, **agent.options)
-    entry = CacheAnalyzer(provider, model).add(request)
     state = StepState(
         len(session.messages),
         tuple(session.active_tools),
         len(session.registry),
         session.held_sections(),
     )
-    return RequestRecord(
+    return from_request(
+        request,
+        label="preview, not sent",
         index=-1,
         turn=agent.turns,
-        provider=provider,
-        model=model,
-        mode=request.mode,
-        payload=redact(request.payload),
-        load_points=list(request.load_points),
-        notes=[redact(n) for n in request.notes],
-        cache=entry,
-        label="preview, not sent",
         state=state,
         messages=list(session.messages),
-    )
-
-
-def from_request(request: WireRequest, entry: CacheEntry | None = None) -> RequestRecord:
-    """A record for a request built by hand (`build_request`), analyzed on its own."""
-    entry = entry or CacheAnalyzer(request.provider, request.model).add(request)
-    return RequestRecord(
-        index=0,
-        turn=0,
-        provider=request.provider,
-        model=request.model,
-        mode=request.mode,
-        payload=redact(request.payload),
-        load_points=list(request.load_points),
-        notes=[redact(n) for n in request.notes],
-        cache=entry,
-        label="built, not sent",
     )

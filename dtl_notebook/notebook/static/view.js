@@ -233,22 +233,20 @@ function render({ model, el }) {
     },
     true,
   );
-  model.on("change:tail", onTail);
-  model.on("change:count", drawTimeline);
-  model.on("change:header", drawHeader);
-  model.on("change:providers", drawHeader);
-  model.on("change:panes", drawPanes);
-  model.on("msg:custom", onMessage);
+  const listeners = [
+    ["change:tail", onTail],
+    ["change:count", drawTimeline],
+    ["change:header", drawHeader],
+    ["change:providers", drawHeader],
+    ["change:panes", drawPanes],
+    ["msg:custom", onMessage],
+  ];
+  for (const [name, listener] of listeners) model.on(name, listener);
   onTail();
   drawHeader();
   drawPanes();
   return () => {
-    model.off("change:tail", onTail);
-    model.off("change:count", drawTimeline);
-    model.off("change:header", drawHeader);
-    model.off("change:providers", drawHeader);
-    model.off("change:panes", drawPanes);
-    model.off("msg:custom", onMessage);
+    for (const [name, listener] of listeners) model.off(name, listener);
   };
 }
 
