@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import random
+import re
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolRegistry, make_engine, split_deferred_tools
+from dtl_notebook.agent.storage import write_atomic
 from dtl_notebook.cache import CacheAnalyzer
+from dtl_notebook.live import demo_catalog
 from dtl_notebook.wire import build_request
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cache_workload import workload_tables
+from results_table import machine, markdown
+from workload_script import generated_catalog
 
 WORDS = (
     "weather shipping order eta customer invoice file calendar event add subtract city "
@@ -62,6 +72,13 @@ def long_session(tools: list[Tool], turns: int) -> Session:
     return session
 
 
+def _pop_turn(session: Session) -> None:
+    """Take back the user message (and the section update it carried) just added."""
+    session.messages.pop()
+    if isinstance(session.messages[-1], SystemUpdate):
+        session.messages.pop()
+
+
 def analysis_rows(tools: list[Tool]) -> list[tuple[str, str, str]]:
     """Analyzing one new turn: model context plus cache prediction against the earlier turns."""
     rows = []
@@ -74,8 +91,7 @@ def analysis_rows(tools: list[Tool]) -> list[tuple[str, str, str]]:
         previous = build_request(session, provider, model, validate=False, **options)
         session.user("one more")
         current = build_request(session, provider, model, validate=False, **options)
-        session.messages.pop()
-        session.messages.pop() if isinstance(session.messages[-1], SystemUpdate) else None
+        _pop_turn(session)
 
         timings: list[float] = []
         for _ in range(3):
@@ -87,7 +103,9 @@ def analysis_rows(tools: list[Tool]) -> list[tuple[str, str, str]]:
         label = f"analyze a new turn: {provider} {options.get('search', 'client')}, "
         label += f"{len(tools):,} tools, {len(session.messages)} messages"
         rows.append((label, f"{statistics.median(timings) * 1e3:.1f} ms", "milliseconds"))
+        session.user("one more")  # build the new turn's request, not the previous one
         build = timed(lambda p=provider, m=model, o=options: build_request(session, p, m, **o), 3)
+        _pop_turn(session)
         rows.append((f"build + validate that request ({provider})", f"{build * 1e3:.1f} ms", "-"))
     return rows
 
@@ -126,11 +144,48 @@ def main() -> None:
 
     rows.extend(analysis_rows(tools))
 
+    speed = speed_table(rows)
+    print(speed)
+    catalogs = {"demo catalog": demo_catalog(), "2,000-tool catalog": generated_catalog()}
+    tables = workload_tables(catalogs)
+    sections = [markdown(f"Cache workload, {title}", rows) for title, rows in tables.items()]
+    for section in sections:
+        print(section)
+    big = {r["strategy"]: r for r in tables["2,000-tool catalog"]}
+    first = big["dtl anthropic tool_reference"]["first_tokens"]
+    upfront = big["all tools up front (anthropic)"]["first_tokens"]
+    saving = 1 - first / upfront
+    verdict = "met" if saving >= 0.9 else "MISSED"
+    summary = (
+        f"First request, 2,000 tools: {first:,} tokens with the grouped catalog vs {upfront:,} "
+        f"all up front: {saving:.1%} smaller (target >= 90 %: {verdict})."
+    )
+    print(summary)
+    text = "\n\n".join(
+        ["# Benchmark results", f"Machine: {machine()}", "## Speed", "```\n" + speed + "\n```",
+         "## Cache workload (40 turns, 12 discoveries)", *sections, summary]
+    )
+    write_atomic(Path(__file__).with_name("RESULTS.md"), text + "\n")
+
+
+def _missed(value: str, target: str) -> bool:
+    """A target like "< 1 s" or "interactive (< 50 ms)" compared with a measured value."""
+    match = re.search(r"<\s*([\d.]+)\s*(ms|s)\b", target)
+    number = re.match(r"([\d.]+)\s*(ms|s)\b", value)
+    if not match or not number:
+        return False
+    scale = {"ms": 1e-3, "s": 1.0}
+    limit = float(match.group(1)) * scale[match.group(2)]
+    return float(number.group(1)) * scale[number.group(2)] >= limit
+
+
+def speed_table(rows: list[tuple[str, str, str]]) -> str:
     width = max(len(r[0]) for r in rows)
-    print(f"{'benchmark':<{width}}  {'median':>12}  target")
-    print("-" * (width + 36))
+    lines = [f"{'benchmark':<{width}}  {'median':>12}  target", "-" * (width + 36)]
     for label, value, target in rows:
-        print(f"{label:<{width}}  {value:>12}  {target}")
+        missed = "  MISSED" if _missed(value, target) else ""
+        lines.append(f"{label:<{width}}  {value:>12}  {target}{missed}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

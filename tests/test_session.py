@@ -230,3 +230,18 @@ def test_tool_parameters_are_not_mutated_by_tools() -> None:
     tc = call(s, "m", items=[1])
     s.execute(tc)
     assert s.messages[-2].tool_calls[0].arguments == {"items": [1]}  # type: ignore[union-attr]
+
+
+def test_execute_refuses_a_call_that_differs_from_the_recorded_one() -> None:
+    from dtl_notebook.agent import TranscriptError
+
+    weather = Tool("weather", parameters={"type": "object"}, execute=lambda **kw: f"{kw}")
+    session = Session(tools=[weather], active=["weather"])
+    session.user("hi")
+    session.assistant(tool_calls=[ToolCall(id="c1", name="weather", arguments={"city": "Paris"})])
+    before = list(session.messages)
+    with pytest.raises(TranscriptError, match="differs from the call recorded"):
+        session.execute(ToolCall(id="c1", name="weather", arguments={"city": "Rome"}))
+    assert session.messages == before
+    result = session.execute(ToolCall(id="c1", name="weather", arguments={"city": "Paris"}))
+    assert "Paris" in str(result.content)

@@ -77,7 +77,7 @@ def test_functions_mapping_rebinds(tmp_path: Path) -> None:
         (lambda d: json.dumps({**d, "format": "x"}), "not a saved session"),
         (lambda d: json.dumps({k: v for k, v in d.items() if k != "messages"}), "messages"),
         (lambda d: json.dumps({**d, "active": ["ghost"]}), "unknown tool 'ghost'"),
-        (lambda d: json.dumps({**d, "messages": [{"role": "x"}]}), "invalid data at 0"),
+        (lambda d: json.dumps({**d, "messages": [{"role": "x"}]}), "messages[0]"),
         (lambda d: json.dumps({**d, "tools": [{"name": "bad name"}]}), "bad name"),
     ],
 )

@@ -90,6 +90,7 @@ def test_siblings_follow_all_tool_results_of_a_parallel_group() -> None:
     assert [(t["name"], t.get("defer_loading", False)) for t in tools] == [
         ("tool_search", False),
         ("read_file", False),
+        ("deferred_tool_placeholder", True),
         ("get_weather", True),
         ("get_time", True),
     ]
@@ -148,7 +149,8 @@ def test_all_deferred_falls_back_to_all_immediate_with_a_note() -> None:
     req = build_request(s, "anthropic", ANTHROPIC_MODEL)
     assert req.mode == "full_list"
     assert any("every active tool is deferred" in n for n in req.notes)
-    assert tool_names(req.payload) == ["get_weather"]
+    # the deferred placeholder stays (it keeps the hidden deferred-tool prompt constant)
+    assert tool_names(req.payload) == ["get_weather", "deferred_tool_placeholder"]
     assert "defer_loading" not in req.payload["tools"][0]
     assert req.payload["tools"][0]["cache_control"] == {"type": "ephemeral"}
     assert blocks_of_type(req.payload, "tool_reference") == []
@@ -402,7 +404,10 @@ def test_tool_search_mode_ids_are_deterministic_and_derived_from_call_and_names(
     assert ids[0] == ids[1] and ids[2] == ids[3] and ids[0] != ids[2]
     assert all(i["execution"] == "client" and i["status"] == "completed" for i in pairs)
     assert all(t["defer_loading"] is True for i in pairs[1::2] for t in i["tools"])
-    assert tool_names(a.payload) == ["tool_search", "read_file"]
+    # the client tool_search declaration that client search items need, from request 1
+    assert tool_names(a.payload) == ["tool_search", "read_file", "tool_search"]
+    loader = a.payload["tools"][-1]
+    assert loader["type"] == "tool_search" and loader["execution"] == "client"
 
 
 def test_tool_search_mode_is_chosen_when_only_items_are_supported() -> None:

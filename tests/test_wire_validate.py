@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dtl_notebook.wire.validate import WireValidationError, validate_payload
+from dtl_notebook.wire.validate import WireValidationError, required_betas, validate_payload
 
 # --------------------------------------------------------------------------- helpers
 
@@ -191,7 +191,7 @@ def test_anthropic_wrong_server_tool_name_fails() -> None:
     assert "literal_error" in err.reason and "tool_search_tool_regex" in err.reason
 
 
-def test_anthropic_beta_tool_addition_is_not_in_the_plain_types() -> None:
+def test_anthropic_tool_addition_is_validated_against_the_beta_types() -> None:
     payload = anthropic_req(tools=[REGEX_TOOL, GET_WEATHER_DEFERRED])
     payload["messages"].append(
         {
@@ -201,9 +201,12 @@ def test_anthropic_beta_tool_addition_is_not_in_the_plain_types() -> None:
             ],
         }
     )
-    err = fails(payload, "anthropic")  # plain SystemMessageParam content is text only
-    assert err.path == "messages.1.content.0.type"
-    assert err.reason == "literal_error: Input should be 'text', got 'tool_addition'"
+    assert_valid(payload, "anthropic")  # BetaSystemMessageParam takes tool blocks
+    assert required_betas(payload, "anthropic") == ["mid-conversation-tool-changes-2026-07-01"]
+    payload["messages"][1]["content"][0]["tool"] = {"type": "tool_reference", "tool_name": "x"}
+    err = fails(payload, "anthropic")
+    assert err.path == "messages.1.content.0.tool"
+    assert "name" in err.reason
 
 
 # --------------------------------------------------------------------------- §2 fixtures

@@ -1,7 +1,9 @@
 """Layer 1: the agent's own, provider-neutral state."""
 
 from dtl_notebook.agent.errors import (
+    ArgumentTypeError,
     DtlError,
+    InvalidArgumentError,
     SectionNameError,
     SessionFileError,
     ToolDefinitionError,
@@ -34,11 +36,13 @@ from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
 __all__ = [
+    "ArgumentTypeError",
     "AssistantMessage",
     "CacheHazard",
     "DeferredSplit",
     "DtlError",
     "ImagePart",
+    "InvalidArgumentError",
     "Message",
     "NativeBlock",
     "SearchQueryError",

@@ -9,6 +9,14 @@ class DtlError(Exception):
     """Base class of every error dtl_notebook raises on bad input."""
 
 
+class InvalidArgumentError(DtlError, ValueError):
+    """A public argument of the right type whose value is unusable; names the parameter."""
+
+
+class ArgumentTypeError(DtlError, TypeError):
+    """A public argument of the wrong type; names the parameter."""
+
+
 class ToolDefinitionError(DtlError, ValueError):
     """A tool definition is invalid: names the tool and the field."""
 

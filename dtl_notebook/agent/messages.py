@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
+from dtl_notebook.agent.checks import finite_json, shown, type_error
+from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.tools import ToolSpec
 
 
@@ -27,6 +28,14 @@ class ImagePart(_Model):
     data: str | None = None
     url: str | None = None
 
+    @model_validator(mode="after")
+    def _one_source(self) -> ImagePart:
+        if bool(self.data) == bool(self.url):
+            raise ValueError("an image needs exactly one of `data` (base64) or `url`, non-empty")
+        if self.data and not self.media_type:
+            raise ValueError("an inline image (`data`) needs its `media_type`, e.g. image/png")
+        return self
+
 
 ContentPart = Annotated[TextPart | ImagePart, Field(discriminator="type")]
 
@@ -34,11 +43,17 @@ ContentPart = Annotated[TextPart | ImagePart, Field(discriminator="type")]
 class ToolCall(_Model):
     """A call the model made. `invalid_arguments` holds raw text that was not a JSON object."""
 
-    id: str
+    id: str = Field(min_length=1)
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     namespace: str | None = None
     invalid_arguments: str | None = None
+
+    @field_validator("arguments")
+    @classmethod
+    def _finite(cls, arguments: dict[str, Any]) -> dict[str, Any]:
+        finite_json(arguments, "arguments")
+        return arguments
 
 
 class NativeBlock(_Model):
@@ -54,7 +69,7 @@ class NativeBlock(_Model):
 
 class UserMessage(_Model):
     role: Literal["user"] = "user"
-    content: list[ContentPart]
+    content: list[ContentPart] = Field(min_length=1)
 
     @property
     def text(self) -> str:
@@ -140,14 +155,19 @@ MESSAGES = TypeAdapter(list[Message])
 AssistantMessage.model_rebuild()
 
 
-def parts(content: str | list[ContentPart] | Any) -> list[ContentPart]:
-    """Content parts from a string, a list of parts, or a JSON-serializable value."""
+def parts(content: str | list[ContentPart] | Any, param: str = "content") -> list[ContentPart]:
+    """Content parts from a string, a non-empty list of parts, or a JSON-serializable value
+    (finite numbers only: NaN or infinity would make the request body invalid JSON)."""
     if isinstance(content, str):
         return [TextPart(text=content)]
-    if (
-        content
-        and isinstance(content, list)
-        and all(isinstance(p, TextPart | ImagePart) for p in content)
-    ):
+    if content is None:
+        raise type_error(param, "a string, a list of parts or a JSON value (not None)", content)
+    if isinstance(content, list) and any(isinstance(p, TextPart | ImagePart) for p in content):
+        strays = [i for i, p in enumerate(content) if not isinstance(p, TextPart | ImagePart)]
+        if strays:
+            raise InvalidArgumentError(
+                f"{param}[{strays[0]}] must be a TextPart or ImagePart like the other parts, "
+                f"got {shown(content[strays[0]])}"
+            )
         return list(content)
-    return [TextPart(text=json.dumps(content, ensure_ascii=False, sort_keys=True))]
+    return [TextPart(text=finite_json(content, param))]

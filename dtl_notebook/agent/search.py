@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import bm25s
 
+from dtl_notebook.agent.checks import positive_int, shown
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.tools import ToolSpec
 
@@ -53,9 +54,10 @@ class SearchEngine(Protocol):
     def search(self, query: str, limit: int) -> list[str]: ...
 
 
-def _check_query(query: str, max_length: int) -> str:
+def _check_query(query: str, max_length: int, limit: int) -> str:
+    positive_int(limit, "limit")
     if not isinstance(query, str) or not query.strip():
-        raise SearchQueryError("query must be a non-empty string")
+        raise SearchQueryError(f"query must be a non-empty string, got {shown(query)}")
     if len(query) > max_length:
         raise SearchQueryError(
             f"query is {len(query)} characters; the limit is {max_length} characters"
@@ -82,7 +84,7 @@ class BM25Engine:
             self._bm25.index(corpus, show_progress=False)
 
     def search(self, query: str, limit: int) -> list[str]:
-        terms = tokenize(_check_query(query, self.max_query_length))
+        terms = tokenize(_check_query(query, self.max_query_length, limit))
         if not terms:
             raise SearchQueryError("query has no searchable words (letters or digits)")
         if self._bm25 is None:
@@ -106,7 +108,7 @@ class RegexEngine:
 
     def search(self, query: str, limit: int) -> list[str]:
         try:
-            pattern = re.compile(_check_query(query, self.max_query_length), re.IGNORECASE)
+            pattern = re.compile(_check_query(query, self.max_query_length, limit), re.IGNORECASE)
         except re.error as exc:
             raise SearchQueryError(f"invalid regular expression {query!r}: {exc}") from None
         hits = [name for name, doc in self._docs if pattern.search(doc)]
@@ -126,7 +128,7 @@ class KeywordEngine:
         self._docs = [(t.name, set(tokenize(t.name)), set(tokenize(document(t)))) for t in tools]
 
     def search(self, query: str, limit: int) -> list[str]:
-        words = set(tokenize(_check_query(query, self.max_query_length)))
+        words = set(tokenize(_check_query(query, self.max_query_length, limit)))
         if not words:
             raise SearchQueryError("query has no searchable words (letters or digits)")
         scored = []

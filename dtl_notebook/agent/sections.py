@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 
+from dtl_notebook.agent.catalog_groups import GROUPED_TITLE, grouped_tool_catalog
 from dtl_notebook.agent.errors import SectionNameError
 from dtl_notebook.agent.messages import SystemUpdate
 from dtl_notebook.agent.tools import ToolSpec
+
+CATALOG_TITLE = "Deferred tools (search before use):"
 
 SECTION_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 Patch = dict[str, str | None]
@@ -105,8 +108,15 @@ def tools_section(tools: Iterable[ToolSpec]) -> str:
 
 
 def tool_catalog(
-    tools: Iterable[ToolSpec], title: str = "Deferred tools (search before use):"
+    tools: Iterable[ToolSpec],
+    title: str | None = None,
+    *,
+    grouped: bool = False,
+    summaries: Mapping[str, str] | None = None,
 ) -> str:
-    """A stable list of searchable tools, one line each, sorted by name."""
+    """A stable list of searchable tools, sorted: one line per tool, or with `grouped=True`
+    one line per group (see `grouped_tool_catalog`), which stays small on large registries."""
+    if grouped:
+        return grouped_tool_catalog(tools, title or GROUPED_TITLE, summaries)
     lines = [f"- {t.name}: {t.summary}" if t.summary else f"- {t.name}" for t in tools]
-    return "\n".join([title, *sorted(lines)])
+    return "\n".join([title or CATALOG_TITLE, *sorted(lines)])

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from pydantic import TypeAdapter, ValidationError
 
-from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
+from dtl_notebook.agent import checks
+from dtl_notebook.agent.errors import InvalidArgumentError, TranscriptError, UnknownToolError
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ContentPart,
@@ -28,11 +30,20 @@ from dtl_notebook.agent.messages import (
     UserMessage,
     parts,
 )
-from dtl_notebook.agent.sections import Sections, diff_sections, replay_sections, tools_section
+from dtl_notebook.agent.sections import (
+    Sections,
+    check_section_name,
+    diff_sections,
+    replay_sections,
+    tools_section,
+)
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session, write_atomic
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
+
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
+_NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
 
 
 @dataclass
@@ -68,6 +79,22 @@ class Session:
         search: str | None = "bm25",
         sections: Mapping[str, str] | None = None,
     ) -> None:
+        checks.text(system, "system", empty=True)
+        if isinstance(tools, str | bytes | Mapping | Tool) or not isinstance(tools, Iterable):
+            raise checks.type_error("tools", "a list of Tool objects", tools)
+        tools = list(tools)
+        strays = [i for i, t in enumerate(tools) if not isinstance(t, Tool)]
+        if strays:
+            raise checks.type_error(f"tools[{strays[0]}]", "a Tool", tools[strays[0]])
+        if search is not None and search not in ("bm25", "regex", "keyword"):
+            raise InvalidArgumentError(
+                f"search: unknown search engine {checks.shown(search)}; "
+                "choose one of bm25, regex, keyword (or None: no tool_search)"
+            )
+        if sections is not None:
+            checks.mapping(sections, "sections")
+        if active is not None:
+            active = checks.name_list(active, "active")
         self.registry = ToolRegistry(tools)
         self.search = search
         if search is not None and TOOL_SEARCH not in self.registry:
@@ -95,7 +122,7 @@ class Session:
 
     def set_active_tools(self, names: Iterable[str]) -> None:
         """Replace the active set (order kept, duplicates dropped). Writes no marker."""
-        wanted = list(dict.fromkeys(names))
+        wanted = list(dict.fromkeys(checks.name_list(names, "names")))
         unknown = [n for n in wanted if n not in self.registry]
         if unknown:
             raise UnknownToolError(", ".join(unknown))
@@ -103,7 +130,7 @@ class Session:
 
     def activate(self, names: Iterable[str]) -> list[str]:
         """Append tools to the active set; returns the names that were newly added."""
-        new = [n for n in dict.fromkeys(names) if n not in self._active]
+        new = [n for n in dict.fromkeys(checks.name_list(names, "names")) if n not in self._active]
         self.set_active_tools([*self._active, *new])
         return new
 
@@ -158,6 +185,10 @@ class Session:
 
     def user(self, content: str | list[ContentPart]) -> UserMessage:
         """Start a turn: record any system prompt change (one update at most), then the text."""
+        if isinstance(content, str):
+            checks.text(content, "content")
+        elif not isinstance(content, list) or not content:
+            raise checks.type_error("content", "a non-empty string or list of parts", content)
         message = UserMessage(content=parts(content))
         self._check(message)
         self._sync_prompt()
@@ -171,6 +202,10 @@ class Session:
         native: Iterable[NativeBlock] = (),
     ) -> AssistantMessage:
         """Append an assistant message: text first, then native blocks, then tool calls."""
+        if text is not None:
+            checks.text(text, "text", empty=True)
+        tool_calls = checks.model_list(tool_calls, ToolCall, "tool_calls")
+        native = checks.model_list(native, NativeBlock, "native")
         content: list[TextPart | ToolCallPart | NativePart] = []
         if text:
             content.append(TextPart(text=text))
@@ -179,13 +214,29 @@ class Session:
         return self.append(AssistantMessage(content=content))  # type: ignore[return-value]
 
     def append(self, message: Message) -> Message:
-        """Append a neutral message after checking it fits the transcript."""
+        """Append a neutral message (a model, or its dict form) after checking it fits."""
+        if isinstance(message, dict):
+            try:
+                message = _MESSAGE.validate_python(message)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = checks.json_path(first["loc"], message, "message")
+                raise TranscriptError(f"invalid {where}: {first['msg']}") from None
+        elif not isinstance(message, _NEUTRAL):
+            raise checks.type_error(
+                "message",
+                "a UserMessage, AssistantMessage, ToolResultMessage or SystemUpdate",
+                message,
+            )
         self._check(message)
         self.messages.append(message)
         return message
 
     def _check(self, message: Message) -> None:
-        if isinstance(message, ToolResultMessage):
+        if isinstance(message, SystemUpdate):
+            for name in message.sections:
+                check_section_name(name)
+        elif isinstance(message, ToolResultMessage):
             if message.call_id not in {c.id for c in self.pending_calls()}:
                 raise TranscriptError(
                     f"tool result for call {message.call_id!r}: no pending tool call has that id"
@@ -208,8 +259,14 @@ class Session:
         added_tool_names: Iterable[str] | None = None,
         is_error: bool = False,
     ) -> ToolResultMessage:
-        """Append a result; `added_tool_names` writes a marker (and activates those tools)."""
-        names = list(dict.fromkeys(added_tool_names or []))
+        """Append a result; `added_tool_names` writes a marker (and activates those tools).
+
+        The marker is taken as given (the importer's door): a name already active becomes
+        deferred from here on, unlike in `execute`, which records only fresh names.
+        """
+        checks.text(call_id, "call_id")
+        checks.boolean(is_error, "is_error")
+        names = list(dict.fromkeys(checks.name_list(added_tool_names or [], "added_tool_names")))
         unknown = [n for n in names if n not in self.registry]
         if unknown:
             raise UnknownToolError(", ".join(unknown), "registered (named in a marker)")
@@ -226,7 +283,19 @@ class Session:
         (unknown or inactive tool, bad arguments, an exception in the tool) become an
         `is_error` result; the active set is restored if the tool failed.
         """
+        if not isinstance(tool_call, ToolCall):
+            raise checks.type_error("tool_call", "a ToolCall", tool_call)
         call = self._pending(tool_call.id)
+        if (call.name, call.namespace, call.arguments) != (
+            tool_call.name,
+            tool_call.namespace,
+            tool_call.arguments,
+        ):
+            raise TranscriptError(
+                f"tool_call {tool_call.id!r} differs from the call recorded under that id "
+                f"({checks.shown(tool_call.model_dump(exclude_none=True))} vs "
+                f"{checks.shown(call.model_dump(exclude_none=True))}); execute the recorded call"
+            )
         before = list(self._active)
         try:
             content, reported = self._run(call)
@@ -295,6 +364,7 @@ class Session:
 
     def save(self, path: str | Path) -> None:
         """Write the session as JSON (tool specs, active set, transcript, sections), atomically."""
+        checks.file_path(path, "path")
         write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=1))
 
     @classmethod
@@ -304,6 +374,7 @@ class Session:
         functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
     ) -> Session:
         """Read a saved session; implementations are re-bound by tool name from `functions`."""
+        checks.file_path(path, "path")
         return load_session(cls, Path(path), functions)
 
 

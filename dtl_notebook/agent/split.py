@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from dtl_notebook.agent.checks import type_error
 from dtl_notebook.agent.messages import AssistantMessage, ToolResultMessage
 from dtl_notebook.agent.tools import ToolSpec
 
@@ -27,6 +28,14 @@ def split_deferred_tools(tools: Iterable[ToolSpec], messages: Sequence[object]) 
     names no longer in `tools` are dropped. Both outputs keep the order of `tools`; a
     duplicate name keeps its first position and its last value.
     """
+    if isinstance(tools, str | bytes) or not isinstance(tools, Iterable):
+        raise type_error("tools", "a list of Tool or ToolSpec", tools)
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise type_error("messages", "a list of messages", messages)
+    tools = list(tools)
+    strays = [i for i, t in enumerate(tools) if not isinstance(t, ToolSpec)]
+    if strays:
+        raise type_error(f"tools[{strays[0]}]", "a Tool or ToolSpec", tools[strays[0]])
     current: dict[str, ToolSpec] = {}
     for tool in tools:
         current[tool.name] = tool

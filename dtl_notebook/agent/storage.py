@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from dtl_notebook.agent.errors import DtlError, SessionFileError
-from dtl_notebook.agent.messages import MESSAGES
+from dtl_notebook.agent.checks import json_path, shown
+from dtl_notebook.agent.errors import DtlError, SessionFileError, ToolDefinitionError
+from dtl_notebook.agent.messages import MESSAGES, Message
 from dtl_notebook.agent.sections import Sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
@@ -56,6 +58,8 @@ def write_atomic(path: str | Path, content: str | bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
 FORMAT = "dtl_notebook.session"
 
 
@@ -87,53 +91,96 @@ def load_session(
     return session_from_dict(cls, data, functions, source=str(path))
 
 
+class SessionFile(BaseModel):
+    """The shape of a saved session, validated as a whole before anything is rebuilt."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["dtl_notebook.session"]
+    schema_version: StrictInt
+    search: Literal["bm25", "regex", "keyword"] | None
+    tools: list[dict[str, Any]]  # each checked by ToolSpec, whose errors name the field
+    active: list[StrictStr]
+    sections: dict[str, StrictStr]
+    messages: list[Message]
+
+
 def session_from_dict(
     cls: Callable[..., S],
     data: Any,
     functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
     source: str = "<data>",
 ) -> S:
-    """Rebuild a session from `dump_session` data."""
+    """Rebuild a session from `dump_session` data; a problem names its JSON path and value."""
 
-    def bad(reason: str) -> SessionFileError:
-        return SessionFileError(f"session file {source!r}: {reason}")
+    def bad(where: str, reason: str) -> SessionFileError:
+        return SessionFileError(f"session file {source!r}: {where}: {reason}")
 
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise bad(f'not a saved session (expected "format": "{FORMAT}")')
+        raise bad("format", f'not a saved session (expected "format": "{FORMAT}")')
     version = data.get("schema_version")
-    if not isinstance(version, int):
-        raise bad("missing or non-integer schema_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise bad("schema_version", f"unsupported schema_version {shown(version)}: not an integer")
     if version > SCHEMA_VERSION:
         raise bad(
-            f"schema_version {version} is newer than this dtl_notebook supports "
-            f"({SCHEMA_VERSION}); upgrade dtl_notebook to load it"
+            "schema_version",
+            f"unsupported schema_version {version}: newer than this dtl_notebook supports "
+            f"({SCHEMA_VERSION}); upgrade dtl_notebook to load it",
         )
+    if version < 1:
+        raise bad(
+            "schema_version", f"unsupported schema_version {version} (valid: 1..{SCHEMA_VERSION})"
+        )
+    try:
+        stored = SessionFile.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = json_path(first["loc"], data)
+        value = f" (value {shown(first['input'])})" if first["type"] != "missing" else ""
+        raise bad(where, f"{first['msg']}{value}") from None
     impls = (
         dict(functions)
         if isinstance(functions, Mapping)
         else {t.name: t.execute for t in functions if t.execute}
     )
-    try:
-        specs = [ToolSpec.model_validate(t) for t in data["tools"]]
-        messages = MESSAGES.validate_python(data["messages"])
-        session = cls(search=None, sections=data["sections"], active=[])
-        for spec in specs:
-            if spec.name == TOOL_SEARCH and data["search"] and spec.name not in impls:
-                tool = make_tool_search(session, data["search"])
-                if tool.spec() != spec:
-                    tool = Tool(**spec.model_dump(), execute=tool.execute)
-            else:
-                tool = Tool(**spec.model_dump(), execute=impls.get(spec.name))
-            session.registry.register(tool)
-        session.search = data["search"]
-        session.set_active_tools(data["active"])
-        session.messages = list(messages)
-    except (KeyError, TypeError) as exc:
-        raise bad(f"missing or malformed field {exc}") from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise bad(f"invalid data at {where}: {first['msg']}") from None
-    except DtlError as exc:
-        raise bad(str(exc)) from None
+    session = cls(search=None, active=[])
+    for where, step in _rebuild_steps(session, stored, impls):
+        try:
+            step()
+        except ToolDefinitionError as exc:
+            raise bad(f"{where}.{exc.field}", str(exc)) from None
+        except DtlError as exc:
+            raise bad(where, str(exc)) from None
     return session
+
+
+def _rebuild_steps(
+    session: Any, stored: SessionFile, impls: Mapping[str, Callable[..., Any] | None]
+) -> Iterator[tuple[str, Callable[[], object]]]:
+    """Each rebuilding step with the JSON path it reads, so an error can name it."""
+    for i, raw in enumerate(stored.tools):
+        yield f"tools[{i}]", partial(_register, session, raw, stored.search, impls)
+    for name, text in stored.sections.items():
+        yield f"sections.{name}", partial(session.prompt.__setitem__, name, text)
+    yield "search", partial(setattr, session, "search", stored.search)
+    for i, message in enumerate(stored.messages):
+        yield f"messages[{i}]", partial(session.append, message)
+    for i, name in enumerate(stored.active):
+        yield f"active[{i}]", partial(session.registry.get, name)
+    yield "active", partial(session.set_active_tools, stored.active)
+
+
+def _register(
+    session: Any,
+    raw: dict[str, Any],
+    search: str | None,
+    impls: Mapping[str, Callable[..., Any] | None],
+) -> None:
+    spec = ToolSpec(**raw)
+    if spec.name == TOOL_SEARCH and search and spec.name not in impls:
+        tool = make_tool_search(session, search)
+        if tool.spec() != spec:
+            tool = Tool(**spec.model_dump(), execute=tool.execute)
+    else:
+        tool = Tool(**spec.model_dump(), execute=impls.get(spec.name))
+    session.registry.register(tool)

@@ -11,6 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from dtl_notebook.agent.checks import type_error
 from dtl_notebook.agent.errors import ToolDefinitionError, UnknownToolError
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -61,7 +62,7 @@ class ToolSpec(BaseModel):
     @classmethod
     def _check_parameters(cls, parameters: dict[str, Any]) -> dict[str, Any]:
         try:
-            canonical = json.dumps(parameters, sort_keys=True)
+            canonical = json.dumps(parameters, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"not JSON-serializable: {exc}") from None
         problem = _schema_problem(canonical)
@@ -112,7 +113,7 @@ class ToolRegistry:
     def register(self, tool: Tool, *, replace: bool = False) -> Tool:
         """Add a tool; a name already registered is an error unless replace=True."""
         if not isinstance(tool, Tool):
-            raise TypeError(f"expected a Tool, got {type(tool).__name__}")
+            raise type_error("tool", "a Tool", tool)
         if tool.name in self._tools and not replace:
             raise ToolDefinitionError(
                 tool.name, "name", "already registered (pass replace=True to redefine it)"

@@ -10,7 +10,15 @@ from dtl_notebook.cache.analyze import (
     analyze,
     reported_usage,
 )
-from dtl_notebook.cache.audit import CaptureError, audit_jsonl, detect_provider, load_jsonl
+from dtl_notebook.cache.audit import (
+    CaptureAudit,
+    CaptureError,
+    audit_capture,
+    audit_jsonl,
+    detect_provider,
+    load_jsonl,
+)
+from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.rules import CacheRule, cache_rule
 
 __all__ = [
@@ -19,13 +27,17 @@ __all__ = [
     "CacheEntry",
     "CacheReport",
     "CacheRule",
+    "CaptureAudit",
     "CaptureError",
     "DiffOp",
+    "Exchange",
     "Usage",
     "analyze",
+    "audit_capture",
     "audit_jsonl",
     "cache_rule",
     "detect_provider",
+    "load_capture",
     "load_jsonl",
     "reported_usage",
 ]

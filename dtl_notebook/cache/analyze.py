@@ -14,9 +14,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtl_notebook.cache.diagnostics import (
+    FIRST_DEFERRED,
+    NO_MORE_DEFERRED,
+    ProviderDiagnosis,
+    agreement,
+    provider_diagnosis,
+)
 from dtl_notebook.cache.rules import CacheRule, cache_rule
 from dtl_notebook.context.model import ModelContext, Segment, model_context
 from dtl_notebook.context.tokens import encoding_for
+from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.common import WireRequest
 
 TOOL_KINDS = {"tool_schema", "tool_summary", "hidden"}
@@ -73,6 +81,8 @@ class CacheEntry:
     context: ModelContext
     reported: Usage | None = None
     disagreement: str | None = None
+    diagnosis: ProviderDiagnosis | None = None  # the provider's own reason, when it gave one
+    diagnosis_agreement: str = "unavailable"  # predicted cause vs. the provider's reason
 
     def __repr__(self) -> str:
         brk = f", break={self.cache_break.cause!r}" if self.cache_break else ""
@@ -110,9 +120,11 @@ class CacheReport:
         return [e for e in self.entries if e.cache_break is not None]
 
 
-def _chain(segments: list[Segment], model: str) -> list[str]:
-    """Hash after each segment, over the model and every segment before it."""
-    state = hashlib.blake2b(model.encode(), digest_size=16).hexdigest()
+def _chain(segments: list[Segment], model: str, scaffolding: bool = False) -> list[str]:
+    """Hash after each segment, over the model (and any hidden deferred-tool scaffolding,
+    which sits ahead of everything) and every segment before it."""
+    seed = f"{model}\0deferred-tool scaffolding" if scaffolding else model
+    state = hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
     out = []
     for seg in segments:
         state = hashlib.blake2b(f"{state}{seg.digest}".encode(), digest_size=16).hexdigest()
@@ -132,6 +144,7 @@ class CacheAnalyzer:
         self._prefix: dict[str, tuple[int, str]] = {}  # chain -> tokens, next segment text
         self._ends: set[str] = set()  # chain hashes at the end of earlier requests
         self._previous: tuple[ModelContext, list[str]] | None = None
+        self._previous_deferred = False
 
     def add(
         self, request: WireRequest | dict[str, Any], response: Any = None, at: float | None = None
@@ -140,7 +153,9 @@ class CacheAnalyzer:
         ctx = model_context(request, self.provider, self.model)
         rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
         segments = ctx.segments
-        chain = _chain(segments, ctx.model)
+        payload = request.payload if isinstance(request, WireRequest) else request
+        deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
+        chain = _chain(segments, ctx.model, bool(deferred))
         cum = _cumulative(segments)
         now = float(len(self.entries)) if at is None else at
         if rule.breakpoints:
@@ -150,7 +165,10 @@ class CacheAnalyzer:
         total = cum[-1] if cum else 0
         previous = self._previous
         best = rule.floor(previous[0].total_tokens) if previous else 0
-        brk = _explain(previous, ctx, chain, rule, cached, total, expired, request)
+        if previous is not None and bool(deferred) != self._previous_deferred:
+            brk: CacheBreak | None = _scaffolding_break(previous[0], deferred)
+        else:
+            brk = _explain(previous, ctx, chain, rule, cached, total, expired, request)
         entry = CacheEntry(
             len(self.entries),
             ctx.provider,
@@ -166,8 +184,11 @@ class CacheAnalyzer:
         if response is not None:
             entry.reported = reported_usage(response, ctx.provider)
             entry.disagreement = _disagreement(entry, rule)
+            entry.diagnosis = provider_diagnosis(response, ctx.provider, payload)
+            entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
         self.entries.append(entry)
         self._previous = (ctx, chain)
+        self._previous_deferred = bool(deferred)
         return entry
 
     # -- Anthropic-style: writes at breakpoints, reads look back a fixed number of blocks -----
@@ -247,6 +268,21 @@ class CacheAnalyzer:
 
     def report(self) -> CacheReport:
         return CacheReport(list(self.entries))
+
+
+def _deferred_tools(payload: dict[str, Any]) -> list[str]:
+    tools = payload.get("tools") if isinstance(payload, dict) else None
+    listed = tools if isinstance(tools, list) else []
+    return [
+        str(t.get("name")) for t in listed if isinstance(t, dict) and t.get("defer_loading") is True
+    ]
+
+
+def _scaffolding_break(old: ModelContext, deferred: list[str]) -> CacheBreak:
+    """The hidden deferred-tool prompt appeared or went: nothing cached before it is reused."""
+    if deferred:
+        return CacheBreak(FIRST_DEFERRED, "tools", deferred, lost_tokens=old.total_tokens)
+    return CacheBreak(NO_MORE_DEFERRED, "tools", lost_tokens=old.total_tokens)
 
 
 def _cumulative(segments: list[Segment]) -> list[int]:
@@ -470,6 +506,7 @@ def analyze(
     `requests` are WireRequests or plain payload dicts (then pass `provider`); `responses`
     (same length, None allowed) adds reported usage; `times` are send times in seconds.
     """
+    check_analyze_arguments(requests, provider, model, responses, times)
     analyzer = CacheAnalyzer(provider, model, **overrides)
     for i, request in enumerate(requests):
         response = responses[i] if responses and i < len(responses) else None

@@ -1,79 +1,94 @@
-"""Audit captured traffic: read a JSONL file of requests and find where the cache broke."""
+"""Audit captured traffic: read a capture file and find where each provider's cache broke."""
 
 from __future__ import annotations
 
-import json
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.cache.analyze import CacheReport, analyze
+from dtl_notebook.cache.capture import (
+    CaptureError,
+    Exchange,
+    detect_provider,
+    load_capture,
+)
+
+__all__ = [
+    "CaptureAudit",
+    "CaptureError",
+    "audit_capture",
+    "audit_jsonl",
+    "detect_provider",
+    "load_jsonl",
+]
 
 
-class CaptureError(DtlError, ValueError):
-    """A capture file line that is not a request body or a {request, response} pair."""
+@dataclass
+class CaptureAudit:
+    """A capture analyzed per provider: `reports[provider]` covers that provider's answered
+    requests in order; `errors` are the exchanges the provider refused (kept, not analyzed:
+    a refused request writes no cache)."""
 
+    exchanges: list[Exchange]
+    reports: dict[str, CacheReport] = field(default_factory=dict)
 
-def detect_provider(payload: dict[str, Any]) -> str:
-    """The provider a request body was written for, from its shape."""
-    if "input" in payload or "instructions" in payload:
-        return "openai-responses"
-    messages = payload.get("messages") or []
-    if "max_tokens" in payload and ("system" in payload or _has_blocks(messages)):
-        return "anthropic"
-    if any(m.get("role") == "system" and "tools" in m for m in messages if isinstance(m, dict)):
-        return "kimi"
-    if str(payload.get("model", "")).startswith("claude-"):
-        return "anthropic"
-    return "openai-chat"
+    @property
+    def errors(self) -> list[Exchange]:
+        return [e for e in self.exchanges if e.error is not None]
 
+    def __getitem__(self, provider: str) -> CacheReport:
+        return self.reports[provider]
 
-def _has_blocks(messages: list[Any]) -> bool:
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in {"tool_use", "tool_result", "text", "image"}
-            for b in content
-        ):
-            return True
-    return False
+    def __repr__(self) -> str:
+        reports = ", ".join(f"{p}: {r!r}" for p, r in self.reports.items())
+        return f"CaptureAudit({reports}; errors={len(self.errors)})"
 
 
 def load_jsonl(path: str | Path) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
-    """(request, response or None) per line; blank lines are skipped."""
-    pairs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaptureError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(item, dict):
-            raise CaptureError(f"{path}:{number}: expected a JSON object")
-        if "request" in item:
-            request, response = item["request"], item.get("response")
-            if not isinstance(request, dict) or not (
-                response is None or isinstance(response, dict)
-            ):
-                raise CaptureError(f"{path}:{number}: request/response must be objects")
-            pairs.append((request, response))
-        elif "model" in item:
-            pairs.append((item, None))
-        else:
-            raise CaptureError(
-                f"{path}:{number}: neither a request body (no 'model') nor a "
-                '{"request": …, "response": …} pair'
-            )
-    return pairs
+    """(request, response or None) per call in a capture file (any format load_capture reads)."""
+    return [(e.request, e.response) for e in load_capture(path)]
+
+
+def audit_capture(path: str | Path, **overrides: Any) -> CaptureAudit:
+    """One CacheReport per provider in a capture file (JSONL, HAR or SDK pair list); each
+    entry's provider is detected on its own, so a mixed log is never one sequence."""
+    exchanges = load_capture(path)
+    if not exchanges:
+        raise CaptureError(f"{path}: no provider requests")
+    audit = CaptureAudit(exchanges)
+    answered = [e for e in exchanges if e.error is None]
+    for provider in dict.fromkeys(e.provider for e in answered):
+        mine = [e for e in answered if e.provider == provider]
+        audit.reports[provider] = _report(mine, provider, overrides)
+    return audit
 
 
 def audit_jsonl(path: str | Path, provider: str | None = None, **overrides: Any) -> CacheReport:
-    """Analyze every captured request in a JSONL file, in order."""
-    pairs = load_jsonl(path)
-    if not pairs:
+    """Analyze every answered request in a single-provider capture file, in order.
+    `provider` overrides detection (every entry is read as that provider's); a file that
+    mixes providers needs audit_capture."""
+    exchanges = load_capture(path)
+    if not exchanges:
         raise CaptureError(f"{path}: no requests")
-    provider = provider or detect_provider(pairs[0][0])
+    answered = [e for e in exchanges if e.error is None]
+    if provider is None:
+        counts = Counter(e.provider for e in answered)
+        if len(counts) > 1:
+            mixed = ", ".join(f"{p}: {n}" for p, n in counts.items())
+            raise CaptureError(
+                f"{path}: requests of several providers ({mixed}); "
+                "audit_capture(path) gives one report per provider"
+            )
+        provider = next(iter(counts), exchanges[0].provider)
+    return _report(answered, provider, overrides)
+
+
+def _report(exchanges: list[Exchange], provider: str, overrides: dict[str, Any]) -> CacheReport:
     return analyze(
-        [p for p, _ in pairs], provider=provider, responses=[r for _, r in pairs], **overrides
+        [e.request for e in exchanges],
+        provider=provider,
+        responses=[e.response for e in exchanges],
+        **overrides,
     )

@@ -3,6 +3,9 @@
 - Anthropic: writes only at breakpoints (explicit `cache_control`, or the automatic top-level
   one on the last block); a read walks back at most 20 blocks from each breakpoint for a prefix
   an earlier request wrote; a prefix below the model's minimum is not cached; 5m or 1h TTL.
+  Once any tool carries `defer_loading`, hidden deferred-tool scaffolding joins the rendered
+  prompt ahead of everything, so the first such request (or the first without any, after some)
+  misses the whole cache (measured by Claude Code 2.1.304 and Pi; tool-removal.md §1.4).
 - OpenAI before GPT-5.6: automatic prefix caching from 1,024 tokens in 128-token steps, no
   write charge, entries live about 5 to 10 minutes idle.
 - OpenAI GPT-5.6 and later: exact boundaries at the end of the latest eligible message
@@ -34,6 +37,7 @@ class CacheRule:
     lookback_blocks: int = 20
     reports_writes: bool = False
     assumed: bool = False
+    deferred_scaffolding: bool = False  # any defer_loading tool changes the whole prefix
 
     def floor(self, tokens: int) -> int:
         """Tokens counted as cached for a common prefix of `tokens`."""
@@ -47,7 +51,14 @@ def cache_rule(provider: str, model: str, **overrides: Any) -> CacheRule:
     profile, _ = profile_for(provider, model, **overrides)
     if provider == "anthropic":
         return CacheRule(
-            provider, model, True, profile.min_cacheable_tokens, 1, 300.0, reports_writes=True
+            provider,
+            model,
+            True,
+            profile.min_cacheable_tokens,
+            1,
+            300.0,
+            reports_writes=True,
+            deferred_scaffolding=True,
         )
     if provider == "kimi":
         return CacheRule(

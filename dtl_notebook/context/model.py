@@ -4,8 +4,8 @@ Documented by the providers (providers.md §1.4, §2, §3.2, §4):
 - Anthropic renders tools → system → messages. Tools with `defer_loading: true` are stripped
   before the cache key is computed and enter at a `tool_reference` (in a `tool_result` or a
   server `tool_search_tool_result`), expanded there into the full definition. A hidden
-  tool-use system prompt is added whenever tools are present; its size is published only for
-  older models.
+  tool-use system prompt is added whenever tools are present, sized per model and
+  `tool_choice` in Anthropic's pricing table; a tool-search tool adds its own prompt.
 - OpenAI renders hidden system content → tools → instructions/developer → history. Deferred
   functions and namespaces show only their name and description up front; loaded definitions
   join at the `additional_tools` or `tool_search_output` item, at the end of the context.
@@ -14,7 +14,10 @@ Documented by the providers (providers.md §1.4, §2, §3.2, §4):
 Our model (not documented): the exact text each provider renders for a tool or a block is not
 public, so each segment's text is a canonical JSON or plain-text rendering of what the request
 says, and token counts come from the offline tokenizer named in `ModelContext.tokenizer`
-(estimates for Claude and Kimi). Segment order and presence follow the documented rules above.
+(estimates for Claude and Kimi). What the provider adds around the text (hidden prompts, framing
+per block or message) comes from `calibration.py`: each message-like segment carries its framing
+tokens, fixed additions are `hidden` segments, and `ModelContext.estimate` says how far the total
+can be trusted. Segment order and presence follow the documented rules above.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from dtl_notebook.context.calibration import (
+    Estimate,
+    anthropic_tool_prompt,
+    calibration,
+    estimate_for,
+)
 from dtl_notebook.context.tokens import encoding_for
+from dtl_notebook.wire.arguments import check_context_arguments
 from dtl_notebook.wire.common import WireRequest
 
 KINDS = (
@@ -39,14 +49,8 @@ KINDS = (
     "tool_result",
     "loaded_schema",
 )
-# Anthropic's published tool-use system prompt sizes (tool_choice auto / any-or-tool).
-_HIDDEN_TOOL_PROMPT = {
-    "claude-3-opus": (530, 281),
-    "claude-3-sonnet": (159, 235),
-    "claude-3-haiku": (264, 340),
-    "claude-3-5-sonnet": (346, 313),
-    "claude-3-5-haiku": (264, 340),
-}
+# Segments the provider frames one by one (role markers, block delimiters).
+FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class ModelContext:
     tokenizer: str
     exact_tokens: bool
     notes: list[str] = field(default_factory=list)
+    estimate: Estimate = field(default_factory=lambda: Estimate("unknown", False))
 
     @property
     def total_tokens(self) -> int:
@@ -86,7 +91,7 @@ class ModelContext:
         return (
             f"ModelContext(provider={self.provider}, model={self.model}, "
             f"segments={len(self.segments)}, tokens={self.total_tokens}"
-            f"{'' if self.exact_tokens else ' (estimate)'})"
+            f"{'' if self.estimate.exact else ' (estimate)'})"
         )
 
     def __iter__(self) -> Iterator[Segment]:
@@ -113,10 +118,11 @@ def _strip(tool: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 class _Collector:
-    def __init__(self, provider: str, model: str) -> None:
+    def __init__(self, provider: str, model: str, framing: int = 0) -> None:
         self.counter = encoding_for(provider, model)
         self.segments: list[Segment] = []
         self.block = -1
+        self.framing = framing  # tokens the provider adds around each framed segment
 
     @staticmethod
     @lru_cache(maxsize=200_000)
@@ -137,8 +143,16 @@ class _Collector:
         if new_block:
             self.block += 1
         tokens = self._count(self.counter, text) if text else 0
+        if kind in FRAMED_KINDS:
+            tokens += self.framing
         self.segments.append(
             Segment(kind, text, tokens, source, label, role, load_point, self.block)
+        )
+
+    def hidden(self, label: str, tokens: int, source: str, why: str) -> None:
+        """A fixed addition the request does not spell out (kind `hidden`, no cache block)."""
+        self.segments.append(
+            Segment("hidden", f"[{label}: {tokens} tokens, {why}]", tokens, source, label)
         )
 
 
@@ -161,35 +175,7 @@ def _anthropic(payload: dict[str, Any], out: _Collector) -> list[str]:
     tools = payload.get("tools") or []
     by_name = {t.get("name"): t for t in tools if isinstance(t, dict)}
     if tools:
-        size = next(
-            (v for k, v in _HIDDEN_TOOL_PROMPT.items() if str(payload["model"]).startswith(k)), None
-        )
-        choice = (payload.get("tool_choice") or {}).get("type", "auto")
-        if size is not None:
-            tokens = size[0] if choice in ("auto", "none") else size[1]
-            out.segments.append(
-                Segment(
-                    "hidden",
-                    f"[Anthropic tool-use system prompt, {tokens} tokens (published)]",
-                    tokens,
-                    "tools",
-                    "tool-use system prompt",
-                )
-            )
-        else:
-            out.segments.append(
-                Segment(
-                    "hidden",
-                    "[Anthropic tool-use system prompt: size not published for this model]",
-                    0,
-                    "tools",
-                    "tool-use system prompt",
-                )
-            )
-            notes.append(
-                "Anthropic adds a hidden tool-use system prompt; its size for this "
-                "model is not published, so it is counted as 0 tokens"
-            )
+        _anthropic_hidden(payload, tools, out, notes)
     for i, tool in enumerate(tools):
         if tool.get("defer_loading"):
             continue
@@ -233,6 +219,31 @@ def _anthropic(payload: dict[str, Any], out: _Collector) -> list[str]:
             else:
                 out.add("message", _block_text(block), path, label=str(role), role=role)
     return notes
+
+
+def _anthropic_hidden(
+    payload: dict[str, Any], tools: list[Any], out: _Collector, notes: list[str]
+) -> None:
+    """Anthropic's tool-use system prompt (published + fitted framing) and tool-search prompts."""
+    choice = str((payload.get("tool_choice") or {}).get("type", "auto"))
+    model = str(payload.get("model", ""))
+    published, unpublished = anthropic_tool_prompt(model, choice)
+    why = f"published, tool_choice {choice}"
+    if published is None:
+        published = anthropic_tool_prompt("claude-opus-4", choice)[0] or 0
+        why = f"not published for this model; Claude 4.x size, tool_choice {choice}"
+        notes.append(
+            f"the tool-use system prompt size of {model!r} is not published; "
+            f"assumed equal to Claude 4.x ({published} tokens)"
+        )
+    out.hidden("tool-use system prompt", published, "tools", why)
+    out.hidden("tool-use framing", unpublished, "tools", "fitted on real usage")
+    search_prompts = calibration()["anthropic"]["tool_search_prompt"]
+    for i, tool in enumerate(tools):
+        kind = str(tool.get("type", "")) if isinstance(tool, dict) else ""
+        prefix = next((p for p in search_prompts if kind.startswith(p)), None)
+        if prefix is not None:
+            out.hidden(f"{prefix} prompt", int(search_prompts[prefix]), f"tools.{i}", "fitted")
 
 
 def _anthropic_result(
@@ -313,8 +324,64 @@ def _responses_tool(tool: dict[str, Any], source: str, out: _Collector) -> None:
         out.add("tool_schema", _function_text(tool), source, label=str(tool.get("name", kind)))
 
 
+def _openai_hidden(tools: list[Any], history: str, out: _Collector, notes: list[str]) -> None:
+    """OpenAI's documented framing, and the hosted tool-search prompt (size unknown)."""
+    data = calibration()["openai"]
+    out.hidden("reply priming", int(data["reply_priming"]), history, "OpenAI cookbook")
+    if tools:
+        out.hidden(
+            "end of function definitions", int(data["functions_end"]), "tools", "OpenAI cookbook"
+        )
+    for i, tool in enumerate(tools):
+        if (
+            isinstance(tool, dict)
+            and tool.get("type") == "tool_search"
+            and tool.get("execution") != "client"
+        ):
+            out.hidden("hosted tool-search prompt", 0, f"tools.{i}", "size not published")
+            notes.append(
+                "OpenAI's hosted tool search adds a prompt of unpublished size; counted as 0"
+            )
+
+
+def _loaded_tools(item: dict[str, Any], path: str, out: _Collector) -> None:
+    """Definitions an `additional_tools` / `tool_search_output` item loads; namespaces by member."""
+    for t, tool in enumerate(item.get("tools") or []):
+        source = f"{path}.tools.{t}"
+        members = tool.get("tools") if tool.get("type") == "namespace" else None
+        if not isinstance(members, list):
+            out.add(
+                "loaded_schema",
+                _function_text(tool),
+                source,
+                label=str(tool.get("name")),
+                load_point=path,
+                new_block=False,
+            )
+            continue
+        summary = {"namespace": tool.get("name"), "description": tool.get("description")}
+        out.add(
+            "loaded_schema",
+            _dump(summary),
+            source,
+            label=str(tool.get("name")),
+            load_point=path,
+            new_block=False,
+        )
+        for m, member in enumerate(members):
+            out.add(
+                "loaded_schema",
+                _function_text(member),
+                f"{source}.tools.{m}",
+                label=f"{tool.get('name')}.{member.get('name')}",
+                load_point=path,
+                new_block=False,
+            )
+
+
 def _responses(payload: dict[str, Any], out: _Collector) -> list[str]:
     notes = ["OpenAI adds hidden system content ahead of the tools; it is not counted here"]
+    _openai_hidden(payload.get("tools") or [], "input", out, notes)
     for i, tool in enumerate(payload.get("tools") or []):
         _responses_tool(tool, f"tools.{i}", out)
     if payload.get("instructions"):
@@ -335,15 +402,7 @@ def _responses(payload: dict[str, Any], out: _Collector) -> list[str]:
                 label=kind,
                 role="developer",
             )
-            for t, tool in enumerate(item.get("tools") or []):
-                out.add(
-                    "loaded_schema",
-                    _function_text(tool),
-                    f"{path}.tools.{t}",
-                    label=str(tool.get("name")),
-                    load_point=path,
-                    new_block=False,
-                )
+            _loaded_tools(item, path, out)
         elif kind == "function_call_output":
             output = item.get("output")
             text = output if isinstance(output, str) else _dump(output)
@@ -369,7 +428,10 @@ def _content_text(content: Any) -> str:
 
 
 # -- Chat Completions and Kimi -----------------------------------------------------------------
-def _chat(payload: dict[str, Any], out: _Collector) -> list[str]:
+def _chat(payload: dict[str, Any], out: _Collector, provider: str) -> list[str]:
+    notes: list[str] = []
+    if provider == "openai-chat":
+        _openai_hidden(payload.get("tools") or [], "messages", out, notes)
     for i, tool in enumerate(payload.get("tools") or []):
         out.add(
             "tool_schema",
@@ -411,13 +473,14 @@ def _chat(payload: dict[str, Any], out: _Collector) -> list[str]:
             if calls:
                 text += _dump(calls)
             out.add("message", text, path, label=str(role), role=role)
-    return []
+    return notes
 
 
 def model_context(
     request: WireRequest | dict[str, Any], provider: str | None = None, model: str | None = None
 ) -> ModelContext:
     """The ordered segments the provider assembles for the model from one request."""
+    check_context_arguments(request, provider, model)
     if isinstance(request, WireRequest):
         payload, provider, model = request.payload, request.provider, request.model
     else:
@@ -425,14 +488,20 @@ def model_context(
         if provider is None:
             raise ValueError("model_context(payload) needs provider=...")
         model = model or str(payload.get("model", ""))
-    out = _Collector(provider, model)
     if provider == "anthropic":
+        out = _Collector(provider, model, int(calibration()["anthropic"]["per_block"]))
         notes = _anthropic(payload, out)
     elif provider == "openai-responses":
+        out = _Collector(provider, model, int(calibration()["openai"]["per_message"]))
         notes = _responses(payload, out)
     elif provider in ("openai-chat", "kimi"):
-        notes = _chat(payload, out)
+        framing = int(calibration()["openai"]["per_message"]) if provider == "openai-chat" else 0
+        out = _Collector(provider, model, framing)
+        notes = _chat(payload, out, provider)
     else:
         raise ValueError(f"unknown provider {provider!r}")
     counter = out.counter
-    return ModelContext(provider, model, out.segments, counter.method, counter.exact, notes)
+    estimate = estimate_for(provider, counter.method)
+    return ModelContext(
+        provider, model, out.segments, counter.method, counter.exact, notes, estimate
+    )

@@ -43,6 +43,7 @@ import tiktoken
 import tiktoken.model
 
 from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.context.calibration import calibration
 
 __all__ = [
     "ANTHROPIC_FACTOR",
@@ -72,12 +73,11 @@ PINNED_SHA256: Final[Mapping[str, str]] = types.MappingProxyType(
 PROVIDERS: Final = ("anthropic", "openai-responses", "openai-chat", "kimi")
 
 #: Claude's tokenizer is not public (Anthropic offers only the `messages.count_tokens` API, which
-#: its own docs call an estimate). Claude vocabularies are not o200k's, and for the same English
-#: text or code they tend to need somewhat more tokens than o200k_base does, so the o200k count is
-#: scaled up by this stated planning factor and rounded up, erring towards over-counting (the safe
-#: side for context budgets and cache-minimum checks). It is a rule of thumb, not a measurement;
-#: calibrate it against observed `usage` (input + cache_read + cache_creation tokens).
-ANTHROPIC_FACTOR: Final = 1.1
+#: its own docs call an estimate). Claude vocabularies are not o200k's; the o200k count is scaled
+#: by this factor and rounded up. It is fitted, together with the hidden prompts and framing that
+#: `model_context` adds, against input tokens the API reported for real recorded requests
+#: (`context/data/calibration.json`, `benchmarks/calibrate.py`).
+ANTHROPIC_FACTOR: Final[float] = float(calibration()["anthropic"]["factor"])
 
 #: Kimi (Moonshot) models use their own tiktoken-style BPE vocabulary, which is not bundled here;
 #: the o200k_base count is used unscaled and labelled as an estimate.
@@ -371,8 +371,8 @@ def encoding_for(provider: str, model: str) -> TokenCounter:
         return TokenCounter(
             "o200k_base",
             False,
-            f"estimate: o200k_base token count \u00d7 {ANTHROPIC_FACTOR}"
-            " — no public Claude tokenizer",
+            f"estimate: o200k_base token count \u00d7 {ANTHROPIC_FACTOR:g}"
+            " (fitted on real usage) — no public Claude tokenizer",
             ANTHROPIC_FACTOR,
         )
     if provider == "kimi":

@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.messages import ToolResultMessage
 from dtl_notebook.agent.session import Session
@@ -16,6 +18,7 @@ from dtl_notebook.live.policies import Policy
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.transport import Transport, emulator_transport, live_transport, redact
 from dtl_notebook.wire import Reply, WireRequest, build_request, parse_response
+from dtl_notebook.wire.arguments import check_profile_overrides
 from dtl_notebook.wire.profiles import profile_for
 
 
@@ -104,7 +107,12 @@ class Agent:
         record: str | None = None,
         **options: Any,
     ) -> None:
-        profile_for(provider, model, **(options.get("profile") or {}))  # fail early on bad input
+        if not isinstance(session, Session):
+            raise checks.type_error("session", "a Session", session)
+        _check_options(provider, model, options)  # fail early on bad input
+        checks.positive_int(max_steps, "max_steps")
+        if record is not None and not isinstance(record, str | Path):
+            raise checks.type_error("record", "a file path (str or Path) or None", record)
         self.session, self.provider, self.model = session, provider, model
         self.options, self.max_steps = options, max_steps
         if transport == "emulator":
@@ -116,7 +124,7 @@ class Agent:
                 f"transport must be 'emulator', 'live' or a Transport, got {transport!r}"
             )
         else:
-            self.transport = transport
+            self.transport = _checked_transport(transport)
         if record:
             self.transport = Recorder(self.transport, record, provider, model)
         self.label = "emulated, not an LLM" if self.transport.name == "emulator" else "live"
@@ -143,7 +151,7 @@ class Agent:
                 f"cannot switch provider on a {self.transport.name!r} transport; "
                 "only 'emulator' and 'live' agents switch"
             )
-        profile_for(provider, model, **(options.get("profile") or {}))
+        _check_options(provider, model, options)
         if self.transport.name == "emulator":
             transport: Transport = emulator_transport(provider, self.policy)
         else:
@@ -152,9 +160,21 @@ class Agent:
         self.options = options
         self.cache = CacheAnalyzer(provider, model)
 
+    def _diagnostics(self, steps: list[Step]) -> dict[str, Any]:
+        """With `diagnostics=True`, the id of the previous response from the same provider and
+        model (steps before a switch don't count), so the provider compares against it."""
+        if not self.options.get("diagnostics") or "previous_response_id" in self.options:
+            return {}
+        for step in reversed([*self.steps, *steps]):
+            if (step.request.provider, step.request.model) != (self.provider, self.model):
+                break
+            if isinstance(step.response.get("id"), str):
+                return {"previous_response_id": step.response["id"]}
+        return {"previous_response_id": None}
+
     def use_transport(self, transport: Transport) -> None:
         """Send the next requests through another transport (emulator, live, replay)."""
-        self.transport = transport
+        self.transport = _checked_transport(transport)
         self.label = "emulated, not an LLM" if transport.name == "emulator" else "live"
 
     def _emit(self, event: AgentEvent, on_step: Listener | None) -> None:
@@ -167,6 +187,9 @@ class Agent:
         `on_step` (and every callable in `listeners`) hears an `AgentEvent` when the turn
         starts, after each completed step, and when the turn ends or fails.
         """
+        checks.text(text, "text")
+        if on_step is not None and not callable(on_step):
+            raise checks.type_error("on_step", "a callable or None", on_step)
         saved = (
             list(self.session.messages),
             self.session.active_tools,
@@ -202,7 +225,9 @@ class Agent:
                 len(self.session.registry),
                 self.session.held_sections(),
             )
-            request = build_request(self.session, self.provider, self.model, **self.options)
+            request = build_request(
+                self.session, self.provider, self.model, **self._diagnostics(steps), **self.options
+            )
             response = self.transport.send(request)
             reply = parse_response(response, self.provider, self.model)
             context = model_context(request)
@@ -221,3 +246,21 @@ class Agent:
             if not calls:
                 return TurnResult(reply.message.text, steps)
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")
+
+
+def _check_options(provider: str, model: str, options: dict[str, Any]) -> None:
+    profile = options.get("profile")
+    if profile is not None:
+        check_profile_overrides(checks.mapping(profile, "profile"))
+    profile_for(provider, model, **(profile or {}))
+
+
+def _checked_transport(transport: Any) -> Transport:
+    if not (
+        callable(getattr(transport, "send", None))
+        and isinstance(getattr(transport, "name", None), str)
+    ):
+        raise checks.type_error(
+            "transport", "'emulator', 'live' or a Transport (with .name and .send)", transport
+        )
+    return transport  # type: ignore[no-any-return]

@@ -2,10 +2,11 @@
 
 Every tool carries a namespace (its domain), a one-sentence description, and an object schema
 whose arguments are all described and which forbids extra arguments. The definitions are data,
-in data/demo_catalog.json (validated on load); the behaviour lives in `catalog_impl`, one
-implementation registered under each tool's name. Implementations are deterministic, and each
-`demo_catalog()` call gets its own state, so two catalogs answer the same call the same way
-and never share state.
+in data/demo_catalog.json (validated on load); the behaviour lives in the `demo_tools` package,
+one module per domain with one implementation registered under each tool's name, and its fake
+data in data/demo_world.json; both are loaded on the first `demo_catalog()` call.
+Implementations are deterministic, and each `demo_catalog()` call gets its own state, so two
+catalogs answer the same call the same way and never share state.
 
 Well-known demo ids: order `order_42`, customer `cust_1001`, employee `emp_012`, invoice
 `inv_5004`, ticket `tkt_1001`, product `SKU-1001`; weather works for ~30 cities including
@@ -19,12 +20,14 @@ import inspect
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dtl_notebook.agent.tools import Tool
-from dtl_notebook.live.catalog_impl import Fn, implementations
+
+if TYPE_CHECKING:
+    from dtl_notebook.live.demo_tools.registry import Fn
 
 CATALOG_DOMAINS: tuple[str, ...] = (
     "weather",
@@ -127,6 +130,13 @@ def _check_signature(entry: _Entry, fn: Fn) -> None:
             raise _problem(where, f"must be {default!r}, the implementation's default")
 
 
+def _implementations() -> dict[str, tuple[str, Fn]]:
+    """A fresh set of implementations; the demo_tools package is imported on first use."""
+    from dtl_notebook.live.demo_tools.builders import implementations
+
+    return implementations()
+
+
 @lru_cache(maxsize=1)
 def _definitions() -> tuple[_Entry, ...]:
     """The validated tool definitions, read once from the package data."""
@@ -136,7 +146,7 @@ def _definitions() -> tuple[_Entry, ...]:
     except json.JSONDecodeError as exc:
         raise _problem(f"line {exc.lineno}", f"not valid JSON: {exc.msg}") from None
     entries = _entries(raw)
-    impls = implementations()
+    impls = _implementations()
     missing = [e.name for e in entries if e.name not in impls]
     extra = [n for n in impls if n not in {e.name for e in entries}]
     if missing or extra:
@@ -151,7 +161,7 @@ def _definitions() -> tuple[_Entry, ...]:
 
 def demo_catalog() -> list[Tool]:
     """A fresh catalog of ~200 namespaced, deterministic tools with their own state."""
-    impls = implementations()
+    impls = _implementations()
     return [
         Tool(
             name=entry.name,

@@ -6,6 +6,8 @@ format; the recordings come from the emulator (no provider was called).
 
 from __future__ import annotations
 
+import json
+from importlib import resources
 from pathlib import Path
 
 from dtl_notebook.agent.sections import tool_catalog
@@ -24,16 +26,35 @@ DEMO_MODELS = {
 }
 
 
-def demo_session(search: str = "bm25") -> Session:
-    """~200 registered tools; only the search tool and a few file tools active."""
+def demo_group_summaries() -> dict[str, str]:
+    """One line per demo namespace for the grouped catalog (package data)."""
+    data = resources.files("dtl_notebook.live").joinpath("data", "catalog_groups.json")
+    summaries: dict[str, str] = json.loads(data.read_text("utf-8"))
+    return summaries
+
+
+def demo_session(search: str = "bm25", *, grouped_catalog: bool = True) -> Session:
+    """~200 registered tools; only the search tool and a few file tools active.
+
+    The `tool_catalog` section lists the deferred tools one line per namespace (about 600
+    tokens, and byte-stable as tools join existing namespaces); `grouped_catalog=False`
+    lists every tool (about 4,900 tokens, growing with the registry).
+    """
+    if not isinstance(grouped_catalog, bool):
+        raise TypeError(f"grouped_catalog must be True or False, got {grouped_catalog!r}")
     tools = demo_catalog()
     core = core_tool_names()
+    deferred = (t for t in tools if t.name not in core)
     return Session(
         system="You are an operations assistant. Search for a tool before you say you can't.",
         tools=tools,
         active=["tool_search", *core],
         search=search,
-        sections={"tool_catalog": tool_catalog(t for t in tools if t.name not in core)},
+        sections={
+            "tool_catalog": tool_catalog(
+                deferred, grouped=grouped_catalog, summaries=demo_group_summaries()
+            )
+        },
     )
 
 

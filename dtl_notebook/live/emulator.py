@@ -4,7 +4,9 @@ Per request it does what the provider's server does, as far as this toolkit mode
 strict validation with the providers' error shapes and texts, the model context (layer 3)
 as the only thing the emulated model sees, server-side tool search (Anthropic
 `tool_search_tool_*`, OpenAI hosted `tool_search`), a prefix cache under the provider's rules
-(layer 4), and usage figures from that cache.
+(layer 4), and usage figures from that cache. Asked for cache diagnostics (Anthropic
+`diagnostics.previous_message_id`, OpenAI `prompt_cache_options.comparison_response_id`), it
+answers them from that same cache, in the SDK response types' shapes.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import httpx2
 from dtl_notebook.agent.search import make_engine
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
+from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import count_tokens
 from dtl_notebook.live.policies import LABEL, Action, Answer, Call, KeywordPolicy, Policy, Search
@@ -40,6 +43,7 @@ class Emulator:
         self.policy: Policy = policy or KeywordPolicy()
         self.cache = CacheAnalyzer(provider, **cache_overrides)
         self.requests: list[JSON] = []
+        self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
         self.transport = httpx2.MockTransport(self.handle)
 
@@ -68,10 +72,60 @@ class Emulator:
         entry = self.cache.add(payload)
         view = build_view(payload, self.provider, ctx)
         if self.provider == "anthropic":
-            return self._anthropic(payload, view, entry)
-        if self.provider == "openai-responses":
-            return self._responses(payload, view, entry)
-        return self._chat(payload, view, entry)
+            body = self._anthropic(payload, view, entry)
+            asked = payload.get("diagnostics")
+            if isinstance(asked, dict):
+                body["diagnostics"] = self._anthropic_diagnostics(asked, entry)
+        elif self.provider == "openai-responses":
+            body = self._responses(payload, view, entry)
+            options = payload.get("prompt_cache_options")
+            if isinstance(options, dict) and "comparison_response_id" in options:
+                body["prompt_cache_options"] = {
+                    "mode": options.get("mode", "implicit"),
+                    "ttl": options.get("ttl", "30m"),
+                    "comparison_response_id": options["comparison_response_id"],
+                }
+                body["prompt_cache_diagnostics"] = self._responses_diagnostics(options, entry)
+        else:
+            body = self._chat(payload, view, entry)
+        self.answered.append(str(body["id"]))
+        return body
+
+    # -- cache diagnostics, from the emulated cache -----------------------------------------
+    def _compared(self, previous: Any) -> str:
+        """Which earlier response `previous` names: "last", "older" or "unknown"."""
+        if self.answered and previous == self.answered[-1]:
+            return "last"
+        return "older" if previous in self.answered else "unknown"
+
+    def _anthropic_diagnostics(self, asked: JSON, entry: CacheEntry) -> JSON | None:
+        previous = asked.get("previous_message_id")
+        if previous is None:
+            return None  # opted in, nothing to compare yet
+        compared = self._compared(previous)
+        if compared == "unknown":
+            return {"cache_miss_reason": {"type": "previous_message_not_found"}}
+        if compared == "older":
+            return {"cache_miss_reason": {"type": "unavailable"}}
+        cause = entry.cache_break.cause if entry.cache_break else None
+        reason = provider_reason("anthropic", cause)
+        if reason is None or entry.cache_break is None:
+            return None  # no divergence
+        missed = entry.cache_break.lost_tokens
+        return {"cache_miss_reason": {"type": reason, "cache_missed_input_tokens": missed}}
+
+    def _responses_diagnostics(self, options: JSON, entry: CacheEntry) -> JSON:
+        compared = self._compared(options.get("comparison_response_id"))
+        if compared == "unknown":
+            return {"type": "comparison_response_not_found"}
+        if compared == "older":
+            return {"type": "unavailable"}
+        cause = entry.cache_break.cause if entry.cache_break else None
+        reason = provider_reason("openai-responses", cause)
+        if reason is None or entry.cache_break is None:
+            return {"type": "cache_hit"}
+        missed = entry.cache_break.lost_tokens
+        return {"type": "cache_miss", "reason": reason, "cache_missed_tokens": missed}
 
     def _error(self, status: int, message: str, param: str | None) -> httpx2.Response:
         if self.provider == "anthropic":
@@ -223,10 +277,14 @@ class Emulator:
             )
             action = self._decide(view)
         final: Answer | Call | None = None
+        search_function = any(
+            t.get("type") == "function" and t.get("name") == "tool_search" for t in tools
+        )
         if (
             isinstance(action, Search)
             and search_tool is not None
             and (search_tool.get("execution") == "client")
+            and not search_function  # the loader declaration of load_mode="tool_search"
         ):
             output.append(
                 {
@@ -264,9 +322,8 @@ class Emulator:
                 }
             )
         out_tokens = self._output_tokens(output)
-        details = {"cached_tokens": entry.cached_tokens}
-        if entry.written_tokens:
-            details["cache_write_tokens"] = entry.written_tokens
+        # the SDK's usage type requires cache_write_tokens (0 before GPT-5.6)
+        details = {"cached_tokens": entry.cached_tokens, "cache_write_tokens": entry.written_tokens}
         usage = {
             "input_tokens": entry.total_tokens,
             "input_tokens_details": details,

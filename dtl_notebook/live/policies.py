@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from dtl_notebook.agent import checks
+from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.search import tokenize
 from dtl_notebook.live.view import SEARCH_TOOL_NAMES, View, VisibleTool
 
@@ -135,6 +137,8 @@ class KeywordPolicy:
     name = "keyword"
 
     def __init__(self, min_score: int = 2, max_searches: int = 2) -> None:
+        checks.positive_int(min_score, "min_score", 0)
+        checks.positive_int(max_searches, "max_searches", 0)
         self.min_score = min_score
         self.max_searches = max_searches
 
@@ -168,6 +172,10 @@ class ScriptedPolicy:
     name = "scripted"
 
     def __init__(self, steps: list[dict[str, Any]]) -> None:
+        if isinstance(steps, str | bytes | dict) or not isinstance(steps, list | tuple):
+            raise checks.type_error("steps", "a list of step dicts", steps)
+        for i, step in enumerate(steps):
+            _check_step(step, f"steps[{i}]")
         self.steps = list(steps)
         self.position = 0
 
@@ -187,3 +195,20 @@ class ScriptedPolicy:
                 )
             return Call(name, dict(step.get("arguments") or {}))
         return Answer(str(step.get("text", "")))
+
+
+def _check_step(step: Any, param: str) -> None:
+    """A scripted step holds exactly one of text, call or search, with the right types."""
+    if not isinstance(step, dict):
+        raise checks.type_error(param, 'a dict like {"text": ...}, {"call": ...}', step)
+    kinds = [k for k in ("text", "call", "search") if k in step]
+    extra = set(step) - {"text", "call", "search", "arguments"}
+    if len(kinds) != 1 or extra or ("arguments" in step and kinds != ["call"]):
+        raise InvalidArgumentError(
+            f"{param} must hold exactly one of 'text', 'call' or 'search' (and 'arguments' only "
+            f"with 'call'), got {checks.shown(step)}"
+        )
+    checks.text(step[kinds[0]], f"{param}[{kinds[0]!r}]", empty=kinds[0] == "text")
+    if "arguments" in step:
+        checks.mapping(step["arguments"], f"{param}['arguments']")
+        checks.finite_json(step["arguments"], f"{param}['arguments']")

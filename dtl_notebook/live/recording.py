@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.storage import write_atomic
 from dtl_notebook.live.transport import Transport, redact
 from dtl_notebook.wire.common import WireRequest
 
@@ -18,10 +20,16 @@ class ReplayError(DtlError, RuntimeError):
 
 
 class Recorder:
-    """Wraps a transport and appends each exchange to a JSONL file."""
+    """Wraps a transport and appends each exchange to a JSONL file.
+
+    Each exchange rewrites the whole file atomically (write_atomic: temporary file, fsync,
+    rename) rather than appending: an append killed mid-write leaves a torn last line that
+    breaks every later replay, while a rename leaves either the old file or the new one.
+    Recordings are a few dozen exchanges, so rewriting costs little.
+    """
 
     def __init__(self, inner: Transport, path: str | Path, provider: str, model: str) -> None:
-        self.inner, self.path = inner, Path(path)
+        self.inner, self.path = inner, checks.file_path(path, "path")
         self.provider, self.model = provider, model
         self.name = inner.name
 
@@ -34,8 +42,11 @@ class Recorder:
             "request": redact(request.payload),
             "response": redact(response),
         }
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        previous = self.path.read_bytes() if self.path.exists() else b""
+        if previous and not previous.endswith(b"\n"):
+            previous += b"\n"
+        text = json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n"
+        write_atomic(self.path, previous + text.encode("utf-8"))
         return response
 
 
@@ -45,11 +56,13 @@ class ReplayTransport:
     name = "replay"
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+        self.path = checks.file_path(path, "path")
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ReplayError(f"cannot read recording {str(self.path)!r}: {exc}") from None
         self.exchanges = [
-            json.loads(line)
-            for line in self.path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
+            _exchange(self.path, n, line) for n, line in enumerate(lines, 1) if line.strip()
         ]
         self.position = 0
 
@@ -70,3 +83,19 @@ class ReplayTransport:
             )
         self.position += 1
         return dict(exchange["response"])
+
+
+def _exchange(path: Path, number: int, line: str) -> JSON:
+    """One recorded exchange; a line that is not one names its number."""
+    try:
+        exchange = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ReplayError(f"{path}: line {number} is not JSON ({exc.msg})") from None
+    missing = [
+        k
+        for k in ("provider", "request", "response")
+        if not isinstance(exchange, dict) or k not in exchange
+    ]
+    if missing:
+        raise ReplayError(f"{path}: line {number} is not an exchange (missing {missing})")
+    return exchange  # type: ignore[no-any-return]

@@ -14,6 +14,7 @@ from dtl_notebook.agent.secrets import redact as redact  # re-exported for calle
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.wire.common import WireRequest
+from dtl_notebook.wire.reply import ProviderError as ProviderError  # re-exported by live
 
 JSON = dict[str, Any]
 KEY_VARIABLES = {
@@ -23,16 +24,6 @@ KEY_VARIABLES = {
     "kimi": "MOONSHOT_API_KEY",
 }
 KIMI_BASE_URL = "https://api.moonshot.ai/v1"
-
-
-class ProviderError(DtlError, RuntimeError):
-    """The provider (or emulator) refused a request or could not be reached."""
-
-    def __init__(self, provider: str, message: str, status: int | None = None) -> None:
-        self.provider, self.status = provider, status
-        where = f" (HTTP {status})" if status else ""
-        # a server may echo the key it was sent: mask it before it reaches any text
-        super().__init__(redact(f"{provider} request failed{where}: {message}"))
 
 
 class MissingKeyError(DtlError, RuntimeError):
@@ -48,28 +39,49 @@ class Transport(Protocol):
 
 
 class SDKTransport:
-    """The official client for a provider: `messages.create`, `responses.create` or
-    `chat.completions.create`, with the request body passed as it is."""
+    """The official client for a provider, posting the request body as it is.
+
+    The body has already been validated against the same SDK request types, so it goes through
+    the client's `post` (auth, headers, retries, error mapping and response models included)
+    rather than `messages.create(**body)`, which would walk and re-transform every item again:
+    seconds per request for a body carrying thousands of tool definitions.
+    """
 
     def __init__(self, provider: str, client: Any, name: str) -> None:
         self.provider, self.client, self.name = provider, client, name
 
     def send(self, request: WireRequest) -> JSON:
-        body = dict(request.payload)
+        path, response_type = _ENDPOINTS[self.provider]
+        headers = {"anthropic-beta": ",".join(request.betas)} if request.betas else {}
         try:
-            if self.provider == "anthropic":
-                response = self.client.messages.create(**body)
-            elif self.provider == "openai-responses":
-                response = self.client.responses.create(**body)
-            else:
-                response = self.client.chat.completions.create(**body)
+            response = self.client.post(
+                path, cast_to=response_type, body=request.payload, options={"headers": headers}
+            )
         except (anthropic.APIStatusError, openai.APIStatusError) as exc:
-            raise ProviderError(self.provider, _error_message(exc), exc.status_code) from exc
+            raise ProviderError(
+                self.provider, _error_message(exc), exc.status_code, _error_type(exc)
+            ) from exc
         except (anthropic.APIConnectionError, openai.APIConnectionError) as exc:
             raise ProviderError(self.provider, f"connection failed: {exc}") from exc
         data = response.model_dump(mode="json", exclude_none=True, warnings=False)
         assert isinstance(data, dict)
         return data
+
+
+_ENDPOINTS: dict[str, tuple[str, type]] = {
+    "anthropic": ("/v1/messages", anthropic.types.Message),
+    "openai-responses": ("/responses", openai.types.responses.Response),
+    "openai-chat": ("/chat/completions", openai.types.chat.ChatCompletion),
+    "kimi": ("/chat/completions", openai.types.chat.ChatCompletion),
+}
+
+
+def _error_type(exc: Any) -> str | None:
+    """The error `type` (or `code`) of an SDK status error's body, both providers' shapes."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    kind = (error.get("type") or error.get("code")) if isinstance(error, dict) else None
+    return str(kind) if kind else None
 
 
 def _error_message(exc: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from IPython.core.error import UsageError
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from dtl_notebook.agent.checks import shown
 from dtl_notebook.live.demos import DEMO_MODELS
 
 PROVIDERS = tuple(DEMO_MODELS)
@@ -134,4 +135,7 @@ def model_from(model: type[BaseModel], values: dict[str, Any]) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+        option = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
+        if first["loc"] and option not in message:
+            message = f"{option}: {message} (got {shown(first['input'])})"
         raise UsageError(message) from None

@@ -412,10 +412,9 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
     keep |= set(range(min(len(segments), HEAD)))
     if diverged is not None:
         keep.add(diverged)
-    estimate = "" if ctx.exact_tokens else " (estimate)"
     parts = [
-        f'<div class="dtl-muted">{len(segments)} segments · {ctx.total_tokens:,} tokens'
-        f"{esc(estimate)} · tokenizer {esc(ctx.tokenizer)}</div>"
+        f'<div class="dtl-muted">{len(segments)} segments · '
+        f"{esc(ctx.estimate.describe(ctx.total_tokens))} · tokenizer {esc(ctx.tokenizer)}</div>"
     ]
     for entry in _windowed(len(segments), keep):
         if isinstance(entry, tuple):

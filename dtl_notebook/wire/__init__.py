@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire import anthropic, chat, kimi, responses
+from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
+from dtl_notebook.wire.arguments import check_build_arguments
 from dtl_notebook.wire.common import LoadPoint, WireRequest, plan
 from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
-from dtl_notebook.wire.reply import ProviderErrorResponse, Reply, ResponseFormatError
+from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ __all__ = [
     "PROVIDERS",
     "LoadPoint",
     "ModelProfile",
-    "ProviderErrorResponse",
+    "ProviderError",
     "Reply",
     "ResponseFormatError",
     "WireRequest",
@@ -47,6 +48,7 @@ def build_request(
     The payload is checked against the SDK request types in strict mode and the provider
     rules (WireValidationError) unless `validate=False`.
     """
+    check_build_arguments(session, profile, validate, options)
     model_profile, notes = profile_for(provider, model, **(profile or {}))
     the_plan = plan(session)
     the_plan.notes[:0] = notes
@@ -65,11 +67,15 @@ def build_request(
 
 
 def parse_response(response: Any, provider: str, model: str | None = None) -> Reply:
-    """A provider response (SDK object or plain dict) as a neutral Reply."""
+    """A provider response as a neutral Reply: an SDK object, a plain dict, the body as JSON
+    text/bytes, or a streamed response (server-sent events as text/bytes, or a list of event
+    dicts), which is accumulated first. An error body or error event raises ProviderError;
+    a body that is not JSON raises ResponseFormatError showing its start."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    response = stream.response_body(response, provider)
     if provider == "anthropic":
         return anthropic.parse(response, model)
     if provider == "openai-responses":
         return responses.parse(response, model)
-    if provider in ("openai-chat", "kimi"):
-        return chat.parse(response, model, provider)
-    raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    return chat.parse(response, model, provider)

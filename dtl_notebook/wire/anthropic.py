@@ -8,6 +8,16 @@ An `is_error` result that carries references: Anthropic requires an error result
 text, and references cannot live anywhere else, so the references win. The `tool_result` holds
 the references without `is_error`, and the error text follows as a sibling block prefixed with
 "Error:". The request notes say so.
+
+Anthropic adds hidden scaffolding to the rendered prompt once any tool is deferred, so the first
+request carrying a `defer_loading` tool misses the whole cache (measured by Claude Code and Pi).
+In client search the builder therefore declares one never-called deferred placeholder tool from
+the first request (profile flag `deferred_placeholder`); it is never referenced, so it is
+neither a load point nor a loaded tool.
+
+Blocks a model produced with more than the neutral fields (a `tool_use` with `caller` from
+programmatic tool calling, or `toolset_name`) are kept verbatim next to the neutral call and
+replayed as they came.
 """
 
 from __future__ import annotations
@@ -41,9 +51,20 @@ NATIVE_SEARCH = {
     "native-regex": {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
 }
 SEARCH_MODES = ("client", *NATIVE_SEARCH)
+SEARCH_TOOL_NAMES = {tool["name"] for tool in NATIVE_SEARCH.values()}
 SERVER_SEARCH_BLOCKS = {"server_tool_use", "tool_search_tool_result"}
 CACHE_MODES = ("automatic", "explicit", "none")
 LOOKBACK_BLOCKS = 20
+PLACEHOLDER = {
+    "name": "deferred_tool_placeholder",
+    "description": (
+        "Placeholder, never call it. Declared deferred from the first request so that tools "
+        "loaded later keep the prompt cache."
+    ),
+    "input_schema": {"type": "object", "properties": {}},
+    "defer_loading": True,
+}
+NEUTRAL_TOOL_USE = {"type", "id", "name", "input"}
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
 
 
@@ -113,7 +134,9 @@ class _Builder:
             return self._native_tools(immediate, deferred)
         full = [tool_json(t) for t in self.plan.full_list()]
         if not deferred and not self.plan.retired:
-            return full, "tool_reference" if profile.tool_reference else "full_list", False
+            if not profile.tool_reference:
+                return full, "full_list", False
+            return full + self._placeholder(full), "tool_reference", False
         if not profile.tool_reference:
             self.notes.append(
                 f"{profile.model} does not support defer_loading/tool_reference: sending the "
@@ -125,13 +148,30 @@ class _Builder:
                 "every active tool is deferred and Anthropic rejects an all-deferred request: "
                 "sending all tools as immediate"
             )
-            return full, "full_list", False
+            return full + self._placeholder(full), "full_list", False
         # a tool deactivated after its load point keeps its definition, so history stays valid
         later = [*deferred.items(), *self.plan.retired.items()]
         deferred_json = [
             tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later
         ]
-        return [tool_json(t) for t in immediate] + deferred_json, "tool_reference", True
+        shown = [tool_json(t) for t in immediate]
+        return shown + self._placeholder(shown) + deferred_json, "tool_reference", True
+
+    def _placeholder(self, immediate: list[JSON]) -> list[JSON]:
+        """The never-called deferred placeholder, after the immediate tools. None without an
+        immediate tool (an all-deferred request is rejected), nor where nothing can be loaded
+        later (no tool_search tool and no deferred tool)."""
+        loads = self.plan.split.deferred or self.plan.retired
+        searchable = loads or any(t.name == TOOL_SEARCH for t in self.registry)
+        if not self.profile.deferred_placeholder or not immediate or not searchable:
+            return []
+        if any(t.name == PLACEHOLDER["name"] for t in self.registry):
+            self.notes.append(
+                f"a registered tool is named {PLACEHOLDER['name']!r}: no deferred placeholder is "
+                "declared (the first deferred tool will miss the cache once)"
+            )
+            return []
+        return [copy.deepcopy(PLACEHOLDER)]
 
     def _native_tools(
         self, immediate: list[ToolSpec], deferred: dict[str, ToolSpec]
@@ -214,12 +254,21 @@ class _Builder:
     def assistant(self, index: int, message: AssistantMessage) -> None:
         blocks: list[JSON] = []
         server_loads: list[tuple[int, JSON]] = []
+        verbatim = {  # calls whose block the model produced with more than the neutral fields
+            p.block.data.get("id")
+            for p in message.content
+            if isinstance(p, NativePart)
+            and p.block.provider == PROVIDER
+            and p.block.type == "tool_use"
+        }
         for part in message.content:
             if isinstance(part, TextPart):
                 if part.text:
                     blocks.append({"type": "text", "text": part.text})
             elif isinstance(part, ToolCallPart):
                 call = part.call
+                if call.id in verbatim:
+                    continue
                 if call.invalid_arguments is not None:
                     self.notes.append(
                         f"tool call {call.id!r} had invalid JSON arguments; sent as an empty input"
@@ -229,7 +278,7 @@ class _Builder:
                 )
             elif isinstance(part, NativePart):
                 if part.block.provider == PROVIDER and (
-                    self.search != "client" or part.block.type not in SERVER_SEARCH_BLOCKS
+                    self.search != "client" or not _server_search_block(part.block.data)
                 ):
                     blocks.append(copy.deepcopy(part.block.data))  # breakpoints mark the copy
                     if part.block.type == "tool_search_tool_result":
@@ -327,6 +376,14 @@ class _Builder:
         return sum(len(m["content"]) for m in self.messages[: max(last, 0)])
 
 
+def _server_search_block(data: JSON) -> bool:
+    """A block of Anthropic's server-side tool search (other server tools, such as code
+    execution or web search, are replayed in every search mode)."""
+    if data.get("type") == "server_tool_use":
+        return data.get("name") in SEARCH_TOOL_NAMES
+    return data.get("type") in SERVER_SEARCH_BLOCKS
+
+
 def _mark(block: JSON, marker: JSON) -> None:
     if block.get("type") in {"thinking", "redacted_thinking"}:
         return
@@ -342,12 +399,16 @@ def build(
     search: str = "client",
     cache: str = "automatic",
     ttl: str | None = None,
+    diagnostics: bool | JSON = False,
+    previous_response_id: str | None = None,
     **params: Any,
 ) -> WireRequest:
     """The Messages request body. `search`: "client" (the session's tool_search tool),
     "native-bm25" or "native-regex" (Anthropic's server-side tool search over all tools).
     `cache`: "automatic" (top-level cache_control), "explicit" (a moving breakpoint on the
-    last block) or "none". Other keyword arguments go into the body as they are."""
+    last block) or "none". `diagnostics=True` asks for Anthropic's cache diagnostics against
+    `previous_response_id` (the previous response's `msg_...` id; None on the first turn).
+    Other keyword arguments go into the body as they are."""
     if search not in SEARCH_MODES:
         raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
     if cache not in CACHE_MODES:
@@ -365,6 +426,10 @@ def build(
     payload["messages"] = builder.messages
     if tools:
         payload["tools"] = tools
+    if isinstance(diagnostics, dict):  # the body field itself, passed through
+        payload["diagnostics"] = diagnostics
+    elif diagnostics:
+        payload["diagnostics"] = {"previous_message_id": previous_response_id}
     payload.update(params)
     return WireRequest(
         PROVIDER, profile.model, payload, mode, builder.load_points, builder.notes, profile
@@ -390,6 +455,8 @@ def parse(response: Any, model: str | None = None) -> Reply:
                 call = ToolCall(id=call_id, name=name, arguments=arguments)
             else:
                 call = ToolCall(id=call_id, name=name, invalid_arguments=json.dumps(arguments))
+            if set(block) - NEUTRAL_TOOL_USE:  # e.g. `caller`: replayed exactly as produced
+                content.append(NativePart(block=NativeBlock(provider=PROVIDER, data=block)))
             content.append(ToolCallPart(call=call))
         else:
             if kind == "tool_search_tool_result":

@@ -17,6 +17,7 @@ from dtl_notebook.agent.sections import apply_patch, render_section
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.profiles import ModelProfile
+from dtl_notebook.wire.validate import required_betas
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
@@ -44,11 +45,18 @@ class WireRequest:
     load_points: list[LoadPoint] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     profile: ModelProfile | None = None
+    betas: list[str] = field(default_factory=list)  # anthropic-beta names the body needs
+
+    def __post_init__(self) -> None:
+        if not self.betas:
+            self.betas = required_betas(self.payload, self.provider)
 
     def __repr__(self) -> str:
         return (
             f"WireRequest(provider={self.provider}, model={self.model}, mode={self.mode}, "
-            f"load_points={len(self.load_points)}, bytes={len(self.json())})"
+            f"load_points={len(self.load_points)}, bytes={len(self.json())}"
+            + (f", betas={self.betas}" if self.betas else "")
+            + ")"
         )
 
     def json(self, indent: int | None = None) -> str:

@@ -2,7 +2,9 @@
 
 Sources: providers.md §1.1 (Anthropic tool search models), §2 (minimum cacheable prefix), §3.2
 and §4 (OpenAI tool search and caching); mid-conversation system messages on Anthropic from the
-Claude Opus 4.8 release notes. A model not in these tables gets a conservative profile and a note.
+Claude Opus 4.8 release notes; the deferred placeholder from Claude Code 2.1.304 and Pi, which
+measured a full miss at the first request carrying a `defer_loading` tool. A model not in these
+tables gets a conservative profile and a note.
 """
 
 from __future__ import annotations
@@ -85,6 +87,9 @@ class ModelProfile(BaseModel):
     min_cacheable_tokens: int = 1024
     cache_granularity: int = 1
     exact_cache_boundary: bool = False
+    # Anthropic client search: declare a never-called deferred tool from the first request, so
+    # the first real deferred tool does not change the hidden prompt (a full cache miss)
+    deferred_placeholder: bool = True
 
 
 def _anthropic(model: str) -> dict[str, Any]:
@@ -126,6 +131,9 @@ def _openai(model: str, responses: bool) -> dict[str, Any]:
 
 def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfile, list[str]]:
     """The profile of a model, with overrides applied, and notes about it."""
+    from dtl_notebook.wire.arguments import check_profile_overrides  # it imports this module
+
+    check_profile_overrides(overrides)
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
     if not isinstance(model, str) or not model:

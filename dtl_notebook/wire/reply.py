@@ -32,27 +32,53 @@ class Reply:
     raw: JSON = field(default_factory=dict)
 
 
-class ProviderErrorResponse(ResponseFormatError):
-    """The body is the provider's error object (e.g. a 400 or 429), not a response."""
+class ProviderError(DtlError, RuntimeError):
+    """The provider refused a request: its `status` (HTTP, when known), error `type`
+    (e.g. `rate_limit_error`) and `message`. Every text is masked (API keys never show)."""
 
-    def __init__(self, provider: str, kind: str, message: str) -> None:
-        self.kind, self.message = kind, redact(message)
-        DtlError.__init__(self, f"{provider} returned an error ({kind}): {self.message}")
-        self.provider, self.field, self.reason = provider, "error", message
+    def __init__(
+        self, provider: str, message: str, status: int | None = None, type: str | None = None
+    ) -> None:
+        self.provider, self.status, self.type = provider, status, type or "error"
+        self.message = redact(message)
+        details = ", ".join(d for d in (f"HTTP {status}" if status else "", type or "") if d)
+        where = f" ({details})" if details else ""
+        super().__init__(redact(f"{provider} returned an error{where}: {self.message}"))
 
 
-def _error_body(data: JSON, provider: str) -> None:
-    """Raise ProviderErrorResponse when `data` is an error body (both providers' shapes)."""
+def error_from_body(data: Any, provider: str, status: int | None = None) -> ProviderError | None:
+    """The ProviderError an error body stands for (Anthropic `{"type": "error", "error": {...}}`,
+    OpenAI `{"error": {...}}`, a Responses stream `error` event), or None for a response."""
+    if not isinstance(data, dict):
+        return None
     error = data.get("error")
     if isinstance(error, dict) and (data.get("type") == "error" or len(data) <= 2):
-        kind = str(error.get("type") or error.get("code") or "error")
-        raise ProviderErrorResponse(provider, kind, str(error.get("message") or ""))
+        kind = error.get("type") or error.get("code")
+        return ProviderError(provider, str(error.get("message") or ""), status, _text(kind))
+    if data.get("type") == "error" and "message" in data:  # Responses stream error event
+        kind = data.get("code") or data.get("error_type")
+        return ProviderError(provider, str(data["message"]), status, _text(kind))
+    return None
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value else None
+
+
+def body_preview(body: str | bytes, limit: int = 120) -> str:
+    """The start of a body for an error text, masked and clipped."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    text = " ".join(text.split())
+    clipped = text if len(text) <= limit else text[:limit] + "…"
+    return repr(redact(clipped)) if clipped else "(empty body)"
 
 
 def as_dict(response: Any, provider: str) -> JSON:
-    """A plain dict from an SDK model or a dict; an error body raises ProviderErrorResponse."""
+    """A plain dict from an SDK model or a dict; an error body raises ProviderError."""
     if isinstance(response, dict):
-        _error_body(response, provider)
+        error = error_from_body(response, provider)
+        if error is not None:
+            raise error
         return response
     dump = getattr(response, "model_dump", None)
     if callable(dump):

@@ -7,6 +7,10 @@ the names (so the bytes never change), or not at all when the model supports nei
 full active list is sent top-level. Native search: `search="hosted"` declares every registered
 tool (deferred, grouped by `Tool.namespace`) and OpenAI searches them; `search="native-client"`
 declares a client-executed `tool_search` whose calls the session's own engine answers.
+
+Client `tool_search_call` / `tool_search_output` items are valid only next to a declared
+client `tool_search` tool, so `load_mode="tool_search"` declares one from the first request (its
+parameters are those of the synthetic calls; the model is told to use the tool_search function).
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_fr
 PROVIDER = "openai-responses"
 SEARCH_MODES = ("client", "hosted", "native-client")
 LOAD_MODES = ("additional_tools", "tool_search", "full_list")
+LOADER_DESCRIPTION = (
+    "Records the tools that the tool_search function loaded. Call the tool_search function "
+    "to search for tools."
+)
 
 
 def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -111,7 +119,22 @@ class _Builder:
             if local is not None:
                 spec["parameters"] = local.parameters
             return [*tools, spec]
-        return [function_json(t) for t in immediate]
+        tools = [function_json(t) for t in immediate]
+        if self.load_mode == "tool_search":
+            tools.append(self._loader_declaration())
+        return tools
+
+    def _loader_declaration(self) -> JSON:
+        """The client tool_search declaration that the synthetic search pairs need."""
+        local = next((t for t in self.registry if t.name == TOOL_SEARCH), None)
+        spec: JSON = {"type": "tool_search", "execution": "client"}
+        spec["description"] = LOADER_DESCRIPTION
+        spec["parameters"] = (
+            local.parameters
+            if local is not None
+            else {"type": "object", "properties": {"query": {"type": "string"}}}
+        )
+        return spec
 
     def _hosted(self, immediate: list[ToolSpec]) -> list[JSON]:
         # a tool the hosted search loaded stays deferred when the session activates it
@@ -308,6 +331,8 @@ def build(
     search: str = "client",
     load_mode: str | None = None,
     namespaces: dict[str, str] | None = None,
+    diagnostics: bool = False,
+    previous_response_id: str | None = None,
     **params: Any,
 ) -> WireRequest:
     """The Responses request body.
@@ -315,7 +340,9 @@ def build(
     `search`: "client" (the session's tool_search function), "hosted" (OpenAI searches every
     registered tool) or "native-client" (a client-executed tool_search answered locally).
     `load_mode` forces "additional_tools", "tool_search" or "full_list". `namespaces` gives
-    namespace descriptions. Other keyword arguments go into the body as they are.
+    namespace descriptions. `diagnostics=True` asks for OpenAI's prompt cache diagnostics
+    against `previous_response_id` (`prompt_cache_options.comparison_response_id`; GPT-5.6 and
+    later). Other keyword arguments go into the body as they are.
     """
     if search not in SEARCH_MODES:
         raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
@@ -340,10 +367,28 @@ def build(
     if tools:
         payload["tools"] = tools
     payload.update(params)
+    if diagnostics:
+        _request_diagnostics(payload, profile, previous_response_id, builder.notes)
     label = {"hosted": "native_hosted", "native-client": "native_client"}.get(search, mode)
     return WireRequest(
         PROVIDER, profile.model, payload, label, builder.load_points, builder.notes, profile
     )
+
+
+def _request_diagnostics(
+    payload: JSON, profile: ModelProfile, previous: str | None, notes: list[str]
+) -> None:
+    """Ask for prompt cache diagnostics; request metadata, not part of the cached prefix."""
+    if not profile.exact_cache_boundary:
+        notes.append(
+            f"{profile.model} takes no prompt_cache_options (GPT-5.6 and later): no prompt "
+            "cache diagnostics requested"
+        )
+    elif previous is None:
+        notes.append("prompt cache diagnostics need the previous response id: none on this turn")
+    else:
+        options = dict(payload.get("prompt_cache_options") or {})
+        payload["prompt_cache_options"] = {**options, "comparison_response_id": previous}
 
 
 def parse(response: Any, model: str | None = None) -> Reply:

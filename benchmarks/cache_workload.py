@@ -1,0 +1,191 @@
+"""The cache workload: one 40-turn conversation that discovers 12 tools, run under every
+strategy side by side, on the demo catalog and on a 2,000-tool catalog.
+
+Strategies: every dtl deferred mode, Chat's full-list resend and Kimi; all tools up front;
+per-step top-k rebinding and accumulate-top-k (langgraph-bigtool style); and pydantic-ai's own
+tool search (`pydantic_peer.py`). Figures come from the request bytes (prefix_metrics) and are
+cross-checked against dtl's CacheAnalyzer token predictions; a disagreement is flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from prefix_metrics import ByteFigures, byte_figures, render
+from workload_script import Turn, conversation
+
+from dtl_notebook import Session, Tool
+from dtl_notebook.agent.search import make_engine
+from dtl_notebook.agent.sections import tool_catalog
+from dtl_notebook.cache.analyze import CacheEntry
+from dtl_notebook.live import Agent
+from dtl_notebook.live.catalog import core_tool_names
+from dtl_notebook.live.demos import demo_group_summaries
+from dtl_notebook.live.emulator import Emulator
+from dtl_notebook.live.policies import ScriptedPolicy
+from dtl_notebook.wire import WireRequest
+
+SYSTEM = "You are an operations assistant. Search for a tool before you say you can't."
+TOP_K = 5
+DISAGREEMENT_POINTS = 2.0  # retention by bytes vs. by analyzer tokens, percentage points
+SONNET, GPT, CHAT, KIMI = "claude-sonnet-4-6", "gpt-5.4", "gpt-4.1", "kimi-k2"
+
+
+@dataclass(frozen=True)
+class Strategy:
+    label: str
+    provider: str
+    model: str
+    options: dict[str, Any] = field(default_factory=dict)
+    binding: str = "deferred"  # "deferred" | "all" | "top-k" | "accumulate"
+    grouped_catalog: bool = True
+    regex_queries: bool = False
+
+
+STRATEGIES = (
+    Strategy("dtl anthropic tool_reference", "anthropic", SONNET),
+    Strategy("dtl anthropic tool_reference, flat catalog", "anthropic", SONNET,
+             grouped_catalog=False),
+    Strategy("dtl anthropic native bm25", "anthropic", SONNET, {"search": "native-bm25"}),
+    Strategy("dtl anthropic native regex", "anthropic", SONNET, {"search": "native-regex"},
+             regex_queries=True),
+    Strategy("dtl responses additional_tools", "openai-responses", GPT),
+    Strategy("dtl responses tool_search pair", "openai-responses", GPT,
+             {"load_mode": "tool_search"}),
+    Strategy("dtl responses hosted search", "openai-responses", GPT, {"search": "hosted"}),
+    Strategy("dtl chat full list on activation", "openai-chat", CHAT),
+    Strategy("dtl kimi system tools", "kimi", KIMI),
+    Strategy("all tools up front (anthropic)", "anthropic", SONNET, binding="all"),
+    Strategy(f"per-step top-{TOP_K} rebinding (anthropic)", "anthropic", SONNET, binding="top-k"),
+    Strategy(f"accumulate top-{TOP_K} (anthropic)", "anthropic", SONNET, binding="accumulate"),
+)
+
+
+class DirectEmulator:
+    """The emulator answering request payloads directly: the SDK clients' request
+    transformation costs ~0.25 s per 200-tool request, which would dominate the run."""
+
+    name = "emulator"
+
+    def __init__(self, provider: str, policy: ScriptedPolicy) -> None:
+        self.emulator = Emulator(provider, policy)
+
+    def send(self, request: WireRequest) -> dict[str, Any]:
+        return self.emulator.respond(request.payload)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One strategy's run: request bodies, the analyzer's entries, and refused calls."""
+
+    label: str
+    provider: str
+    payloads: list[dict[str, Any]]
+    entries: list[CacheEntry]
+    refused_calls: int
+
+    def bytes(self, raw: bool = False) -> ByteFigures:
+        return byte_figures([render(p, self.provider, raw=raw) for p in self.payloads])
+
+
+def _session(tools: list[Tool], strategy: Strategy) -> Session:
+    core = core_tool_names()
+    if strategy.binding != "deferred":
+        active = [t.name for t in tools] if strategy.binding == "all" else []
+        return Session(system=SYSTEM, tools=tools, active=active, search=None)
+    deferred = [t for t in tools if t.name not in core]
+    catalog = tool_catalog(
+        deferred, grouped=strategy.grouped_catalog, summaries=demo_group_summaries()
+    )
+    return Session(
+        system=SYSTEM,
+        tools=tools,
+        active=["tool_search", *core],
+        search="bm25",
+        sections={"tool_catalog": catalog},
+    )
+
+
+def _steps(turn: Turn, strategy: Strategy) -> list[dict[str, Any]]:
+    call = {"call": turn.tool, "arguments": turn.arguments}
+    done = {"text": f"Done: {turn.tool}."}
+    if turn.query is None or strategy.binding != "deferred":
+        return [call, done]
+    return [{"search": turn.tool if strategy.regex_queries else turn.query}, call, done]
+
+
+def run_strategy(tools: list[Tool], strategy: Strategy) -> Outcome:
+    """Play the conversation under one strategy on the emulator; keep every request."""
+    turns = conversation(tools)
+    steps = [step for turn in turns for step in _steps(turn, strategy)]
+    session = _session(tools, strategy)
+    transport = DirectEmulator(strategy.provider, ScriptedPolicy(steps))
+    agent = Agent(
+        session, strategy.provider, strategy.model, transport, max_steps=4, **strategy.options
+    )
+    retrieve = _retriever(tools) if strategy.binding in ("top-k", "accumulate") else None
+    for turn in turns:
+        if retrieve is not None:
+            found = retrieve(turn.text)
+            if strategy.binding == "accumulate":
+                found = [*session.active_tools, *found]
+            session.set_active_tools(found)
+        agent.run(turn.text)
+    refused = sum(
+        1 for s in agent.steps if (s.reply.message.text or "").find("I cannot call") >= 0
+    )
+    return Outcome(
+        strategy.label,
+        strategy.provider,
+        [s.request.payload for s in agent.steps],
+        [s.cache for s in agent.steps],
+        refused,
+    )
+
+
+def _retriever(tools: list[Tool]) -> Callable[[str], list[str]]:
+    engine = make_engine("bm25")
+    engine.index(tools)
+    return lambda text: engine.search(text, TOP_K)
+
+
+def row(outcome: Outcome) -> dict[str, Any]:
+    """The table row: token figures from the analyzer, byte figures from the bodies."""
+    figures, entries = outcome.bytes(), outcome.entries
+    raw = outcome.bytes(raw=True)
+    total = sum(e.total_tokens for e in entries)
+    cached = sum(e.cached_tokens for e in entries[1:])
+    best = sum(e.best_cached_tokens for e in entries[1:])
+    analyzer_retention = cached / best if best else 1.0
+    analyzer_breaks = sum(1 for e in entries if e.cache_break is not None)
+    flags = []
+    if abs(analyzer_retention - figures.retention) * 100 > DISAGREEMENT_POINTS:
+        flags.append("retention")
+    if analyzer_breaks != figures.breaks:
+        flags.append("breaks")
+    return {
+        "strategy": outcome.label,
+        "requests": figures.requests,
+        "first_tokens": entries[0].total_tokens,
+        "input_tokens": total,
+        "uncached_tokens": total - sum(e.cached_tokens for e in entries),
+        "retention_bytes": figures.retention,
+        "retention_analyzer": analyzer_retention,
+        "breaks_bytes": figures.breaks,
+        "breaks_analyzer": analyzer_breaks,
+        "breaks_raw_bytes": raw.breaks,
+        "request_bytes": raw.total_bytes,
+        "first_bytes": len(render(outcome.payloads[0], outcome.provider, raw=True)),
+        "refused": outcome.refused_calls,
+        "flag": ", ".join(flags) or "-",
+    }
+
+
+def workload_tables(catalogs: dict[str, list[Tool]]) -> dict[str, list[dict[str, Any]]]:
+    """Every strategy on every catalog: {catalog title: rows}."""
+    return {
+        title: [row(run_strategy(tools, strategy)) for strategy in STRATEGIES]
+        for title, tools in catalogs.items()
+    }

@@ -1,0 +1,157 @@
+"""What one new turn costs: build + strict validation, model context, cache analysis.
+
+Per mode, at 50 / 500 / 5,000 messages over a 10,000-tool registry, a session grows by one
+user message per measured turn (and an assistant reply after it, untimed); each turn is built
+and validated, turned into its model context, and fed to a CacheAnalyzer that saw the earlier
+turns. Prints medians and p95 in milliseconds, the 5,000/500 ratio and whether each target is
+met, then the search engines' query medians. `rows()` returns the same rows for other scripts.
+Run with `python benchmarks/turn_cost.py`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from dtl_notebook import Session
+from dtl_notebook.agent import make_engine
+from dtl_notebook.cache import CacheAnalyzer
+from dtl_notebook.context.model import model_context
+from dtl_notebook.wire import build_request
+
+sys.path.insert(0, str(Path(__file__).parent))
+from run import catalog, long_session
+
+TOOLS = 10_000
+SIZES = (50, 500, 5_000)
+TURNS = 15  # measured turns per mode and size
+CLIENT_TARGET_MS, NATIVE_TARGET_MS, RATIO_TARGET, QUERY_TARGET_MS = 5.0, 20.0, 1.5, 1.0
+MODES: tuple[tuple[str, str, str, dict[str, Any], float], ...] = (
+    ("anthropic tool_reference", "anthropic", "claude-opus-4-8", {}, CLIENT_TARGET_MS),
+    (
+        "responses additional_tools",
+        "openai-responses",
+        "gpt-5.4",
+        {"load_mode": "additional_tools"},
+        CLIENT_TARGET_MS,
+    ),
+    (
+        "responses tool_search",
+        "openai-responses",
+        "gpt-5.4",
+        {"load_mode": "tool_search"},
+        CLIENT_TARGET_MS,
+    ),
+    ("openai-chat", "openai-chat", "gpt-5.4", {}, CLIENT_TARGET_MS),
+    ("kimi", "kimi", "kimi-k2.5", {}, CLIENT_TARGET_MS),
+    (
+        "anthropic native-bm25",
+        "anthropic",
+        "claude-opus-4-8",
+        {"search": "native-bm25"},
+        NATIVE_TARGET_MS,
+    ),
+    ("responses hosted", "openai-responses", "gpt-5.4", {"search": "hosted"}, NATIVE_TARGET_MS),
+)
+Row = dict[str, Any]
+
+
+def _stats(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered) * 1e3, p95 * 1e3
+
+
+def turn_costs(
+    session: Session, provider: str, model: str, options: dict[str, Any]
+) -> dict[str, tuple[float, float]]:
+    """Median and p95 (ms) of each stage of TURNS new turns appended to `session`."""
+    analyzer = CacheAnalyzer(provider)
+    analyzer.add(build_request(session, provider, model, **options))  # the turn before
+    stages: dict[str, list[float]] = {"build": [], "context": [], "analyze": [], "total": []}
+    for k in range(TURNS + 2):
+        session.user(f"next step {k}: check the order eta")
+        t0 = time.perf_counter()
+        request = build_request(session, provider, model, **options)
+        t1 = time.perf_counter()
+        model_context(request)
+        t2 = time.perf_counter()
+        analyzer.add(request)
+        t3 = time.perf_counter()
+        session.assistant(f"checked {k}")
+        if k < 2:  # warm-up turns
+            continue
+        for stage, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t3 - t0), strict=True):
+            stages[stage].append(seconds)
+    return {stage: _stats(samples) for stage, samples in stages.items()}
+
+
+def rows() -> list[Row]:
+    """One row per mode and size (and one per search engine), as printed by `main`."""
+    tools = catalog(TOOLS)
+    sessions = {n: long_session(tools, max(1, n // 4)) for n in SIZES}
+    out: list[Row] = []
+    for label, provider, model, options, target in MODES:
+        totals: dict[int, float] = {}
+        for n, session in sessions.items():
+            start = len(session.messages)
+            costs = turn_costs(session, provider, model, options)
+            del session.messages[start:]  # the next mode starts from the same transcript
+            totals[n] = costs["total"][0]
+            row: Row = {"mode": label, "messages": n, "target_ms": target}
+            for stage, (median, p95) in costs.items():
+                row[f"{stage}_median_ms"], row[f"{stage}_p95_ms"] = median, p95
+            row["ratio"] = totals[n] / totals[500] if n == SIZES[-1] else None
+            row["met"] = totals[n] <= target and (row["ratio"] is None or row["ratio"] <= RATIO_TARGET)
+            out.append(row)
+    for name, query in (("bm25", "shipping eta order"), ("regex", "ship.*eta"), ("keyword", "eta")):
+        engine = make_engine(name)
+        engine.index([t.spec() for t in tools])
+        samples = []
+        for _ in range(50):
+            start_time = time.perf_counter()
+            engine.search(query, 5)
+            samples.append(time.perf_counter() - start_time)
+        median, p95 = _stats(samples)
+        met = median <= QUERY_TARGET_MS if name == "bm25" else True
+        out.append({"mode": f"{name} query", "messages": None, "target_ms": QUERY_TARGET_MS,
+                    "total_median_ms": median, "total_p95_ms": p95, "met": met})
+    return out
+
+
+def table(results: list[Row]) -> str:
+    """The rows as a fixed-width text table."""
+    head = (
+        f"{'mode':28} {'msgs':>5}  {'build+validate':>15} {'model_context':>15} "
+        f"{'analyze':>15} {'total':>15} {'ratio':>6}  target"
+    )
+    lines = [head, "-" * len(head)]
+    for r in results:
+        if r["messages"] is None:
+            cell = f"{r['total_median_ms']:7.3f} /{r['total_p95_ms']:7.3f}"
+            verdict = f"<= {r['target_ms']} ms: {'met' if r['met'] else 'MISSED'}"
+            lines.append(f"{r['mode']:28} {'':>5}  {'':>15} {'':>15} {'':>15} {cell:>15} "
+                         f"{'':>6}  {verdict if r['mode'].startswith('bm25') else '-'}")
+            continue
+        cells = [
+            f"{r[f'{s}_median_ms']:7.2f} /{r[f'{s}_p95_ms']:7.2f}"
+            for s in ("build", "context", "analyze", "total")
+        ]
+        ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else ""
+        verdict = f"<= {r['target_ms']:g} ms" + (f", <= {RATIO_TARGET}x" if ratio else "")
+        lines.append(
+            f"{r['mode']:28} {r['messages']:>5}  " + " ".join(f"{c:>15}" for c in cells)
+            + f" {ratio:>6}  {verdict}: {'met' if r['met'] else 'MISSED'}"
+        )
+    return "\n".join(lines) + "\n(each cell: median / p95 in ms)"
+
+
+def main() -> None:
+    print(table(rows()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""Shared checks of public arguments: each failure names the parameter and the bad value.
+
+The value shown is redacted (no API key ever appears) and shortened, so an error about a
+megabyte of tool output stays one readable line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from dtl_notebook.agent.errors import ArgumentTypeError, InvalidArgumentError
+from dtl_notebook.agent.secrets import redact
+
+MAX_SHOWN = 80
+
+
+def shown(value: Any, limit: int = MAX_SHOWN) -> str:
+    """`repr` of a value with keys masked, cut to `limit` characters."""
+    text = repr(redact(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def type_error(param: str, expected: str, value: Any) -> ArgumentTypeError:
+    return ArgumentTypeError(
+        f"{param} must be {expected}, got {type(value).__name__} {shown(value)}"
+    )
+
+
+def name_list(value: Any, param: str) -> list[str]:
+    """A list of names from any iterable of strings; a bare string is refused (it would be
+    read character by character)."""
+    if isinstance(value, str | bytes):
+        raise type_error(param, f"a list of names (e.g. [{value!r}]), not a bare string", value)
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise type_error(param, "a list of names", value)
+    names = list(value)
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not name:
+            raise InvalidArgumentError(
+                f"{param}[{i}] must be a non-empty string, got {shown(name)}"
+            )
+    return names
+
+
+def positive_int(value: Any, param: str, minimum: int = 1) -> int:
+    """An int (not a bool) of at least `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise type_error(param, f"an integer >= {minimum}", value)
+    if value < minimum:
+        raise InvalidArgumentError(f"{param} must be >= {minimum}, got {value}")
+    return value
+
+
+def boolean(value: Any, param: str) -> bool:
+    if not isinstance(value, bool):
+        raise type_error(param, "True or False", value)
+    return value
+
+
+def text(value: Any, param: str, *, empty: bool = False) -> str:
+    """A string; a blank one too only when `empty` is allowed."""
+    if not isinstance(value, str):
+        raise type_error(param, "a string", value)
+    if not empty and not value.strip():
+        raise InvalidArgumentError(f"{param} must not be empty or blank, got {shown(value)}")
+    return value
+
+
+def mapping(value: Any, param: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise type_error(param, "a dict", value)
+    return dict(value)
+
+
+def file_path(value: Any, param: str) -> Path:
+    if not isinstance(value, str | Path) or not str(value):
+        raise type_error(param, "a file path (str or Path)", value)
+    return Path(value)
+
+
+def model_list(values: Any, kind: type[BaseModel], param: str) -> list[Any]:
+    """A list of `kind` models; a single model or a string instead of a list is refused."""
+    if isinstance(values, str | bytes | BaseModel | Mapping) or not isinstance(values, Iterable):
+        raise type_error(param, f"a list of {kind.__name__}", values)
+    items = list(values)
+    for i, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise type_error(f"{param}[{i}]", f"a {kind.__name__}", item)
+    return items
+
+
+def finite_json(value: Any, param: str) -> str:
+    """The JSON text of a value; NaN, infinities and non-JSON objects name where they are."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        where = _bad_path(value, param) or param
+        raise InvalidArgumentError(
+            f"{where} is not finite JSON ({exc}); value {shown(value)}"
+        ) from None
+
+
+def _bad_path(value: Any, path: str) -> str | None:
+    """The path of the first value json.dumps refuses."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                return f"{path}[{key!r}]"
+            found = _bad_path(item, f"{path}[{key!r}]")
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _bad_path(item, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return None
+    return path
+
+
+def same_length(param: str, values: Any, reference: str, length: int) -> None:
+    """An optional per-item list must have one entry per item of `reference`."""
+    if values is None:
+        return
+    if isinstance(values, str | bytes | Mapping) or not hasattr(values, "__len__"):
+        raise type_error(param, f"a list with one entry per {reference}", values)
+    if len(values) != length:
+        raise InvalidArgumentError(
+            f"{param} has {len(values)} entries but {reference} has {length}; "
+            "pass one entry per item"
+        )
+
+
+def json_path(loc: Iterable[int | str], data: Any, root: str = "") -> str:
+    """A pydantic error location as a path into the data (`messages[3].content[0].call`).
+
+    Parts that are not in the data are the tags pydantic adds for discriminated unions,
+    except the last one, which is a missing field and is named.
+    """
+    parts = list(loc)
+    path = root
+    for i, part in enumerate(parts):
+        if isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            path, data = f"{path}[{part}]", data[part]
+        elif isinstance(data, dict) and part in data:
+            path, data = f"{path}.{part}" if path else str(part), data[part]
+        elif i < len(parts) - 1 and isinstance(data, dict | list):
+            continue
+        else:
+            path, data = f"{path}.{part}" if path else str(part), None
+    return path or "<root>"

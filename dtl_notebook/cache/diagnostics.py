@@ -1,0 +1,154 @@
+"""The providers' own cache diagnostics, next to the analyzer's predicted cause.
+
+Anthropic (`anthropic.types.Diagnostics`): a request with `diagnostics.previous_message_id`
+gets `diagnostics.cache_miss_reason` of type `model_changed`, `system_changed`,
+`tools_changed`, `messages_changed` (with `cache_missed_input_tokens`),
+`previous_message_not_found` or `unavailable`; `diagnostics: null` means no divergence (or
+that none was asked for) and a null reason means the diagnosis is still pending.
+OpenAI Responses (`Response.prompt_cache_diagnostics`, asked for with
+`prompt_cache_options.comparison_response_id`): `cache_hit`, `cache_miss` with a `reason`
+and `cache_missed_tokens`, `comparison_response_not_found` or `unavailable`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# the analyzer's causes, by the part of the request they change (None: no divergence)
+FIRST_DEFERRED = (
+    "first request carrying a defer_loading tool: Anthropic's hidden deferred-tool prompt "
+    "changed the prefix"
+)
+NO_MORE_DEFERRED = (
+    "no defer_loading tool any more: Anthropic's hidden deferred-tool prompt left the prefix"
+)
+CAUSE_PARTS = {
+    "model changed": "model",
+    "tool order changed": "tools",
+    "tool set changed in the prefix": "tools",
+    FIRST_DEFERRED: "tools",
+    NO_MORE_DEFERRED: "tools",
+    "system section changed": "system",
+    "history rewritten": "messages",
+}
+# the provider's reason -> the parts of the request our causes may name for it
+_REASON_PARTS = {
+    "model_changed": {"model"},
+    "system_changed": {"system"},
+    "tools_changed": {"tools"},
+    "messages_changed": {"messages"},
+    "input_changed": {"system", "messages"},  # Responses: instructions and input items
+    "context_compacted": {"messages"},
+}
+_ANTHROPIC_REASON = {
+    "model": "model_changed",
+    "system": "system_changed",
+    "tools": "tools_changed",
+    "messages": "messages_changed",
+}
+_RESPONSES_REASON = {**_ANTHROPIC_REASON, "system": "input_changed", "messages": "input_changed"}
+
+
+@dataclass(frozen=True)
+class ProviderDiagnosis:
+    """What the provider said about reusing the previous request's prefix.
+
+    `status`: "hit" (no divergence), "miss", "not_found" (the compared response is unknown),
+    "pending" (not yet diagnosed) or "unavailable"; `reason` is the provider's own word.
+    """
+
+    provider: str
+    status: str
+    reason: str | None = None
+    missed_tokens: int | None = None
+
+    def __str__(self) -> str:
+        what = self.reason or self.status
+        return f"{what} ({self.missed_tokens} tokens)" if self.missed_tokens else what
+
+
+def provider_diagnosis(
+    response: Any, provider: str, request: dict[str, Any] | None = None
+) -> ProviderDiagnosis | None:
+    """The diagnosis in a response (SDK object or dict), or None where there is none.
+
+    `request` (the payload) tells an Anthropic `diagnostics: null` that answers a comparison
+    (no divergence) from one that was never asked for."""
+    data = response if isinstance(response, dict) else _dump(response)
+    if not isinstance(data, dict):
+        return None
+    if provider == "anthropic":
+        return _anthropic(data, request)
+    if provider == "openai-responses":
+        return _responses(data.get("prompt_cache_diagnostics"))
+    return None
+
+
+def _dump(response: Any) -> Any:
+    dump = getattr(response, "model_dump", None)
+    return dump(mode="json") if callable(dump) else None
+
+
+def _anthropic(data: dict[str, Any], request: dict[str, Any] | None) -> ProviderDiagnosis | None:
+    found = data.get("diagnostics")
+    if not isinstance(found, dict):
+        asked = (request or {}).get("diagnostics")
+        if isinstance(asked, dict) and asked.get("previous_message_id"):
+            return ProviderDiagnosis("anthropic", "hit")
+        return None
+    reason = found.get("cache_miss_reason")
+    if not isinstance(reason, dict):
+        return ProviderDiagnosis("anthropic", "pending")
+    kind = str(reason.get("type"))
+    if kind == "previous_message_not_found":
+        return ProviderDiagnosis("anthropic", "not_found", kind)
+    if kind == "unavailable":
+        return ProviderDiagnosis("anthropic", "unavailable", kind)
+    return ProviderDiagnosis(
+        "anthropic", "miss", kind, _int(reason.get("cache_missed_input_tokens"))
+    )
+
+
+def _responses(found: Any) -> ProviderDiagnosis | None:
+    if not isinstance(found, dict):
+        return None
+    kind = found.get("type")
+    if kind == "cache_hit":
+        return ProviderDiagnosis("openai-responses", "hit")
+    if kind == "cache_miss":
+        reason = str(found.get("reason"))
+        missed = _int(found.get("cache_missed_tokens"))
+        return ProviderDiagnosis("openai-responses", "miss", reason, missed)
+    if kind == "comparison_response_not_found":
+        return ProviderDiagnosis("openai-responses", "not_found", kind)
+    return ProviderDiagnosis("openai-responses", "unavailable", str(kind))
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
+
+
+def cause_part(cause: str | None) -> str | None:
+    """The part of the request a predicted cause changed; None where the prefix is unchanged
+    (no break, expiry, no breakpoint, below the minimum)."""
+    return CAUSE_PARTS.get(cause) if cause else None
+
+
+def agreement(cause: str | None, diagnosis: ProviderDiagnosis | None) -> str:
+    """The predicted cause against the provider's: "agree", "disagree" or "unavailable"."""
+    if diagnosis is None or diagnosis.status not in ("hit", "miss"):
+        return "unavailable"
+    part = cause_part(cause)
+    if diagnosis.status == "hit":
+        return "agree" if part is None else "disagree"
+    return "agree" if part in _REASON_PARTS.get(diagnosis.reason or "", set()) else "disagree"
+
+
+def provider_reason(provider: str, cause: str | None) -> str | None:
+    """The reason the provider would give for a predicted cause (None: no divergence)."""
+    part = cause_part(cause)
+    if part is None:
+        return None
+    table = _ANTHROPIC_REASON if provider == "anthropic" else _RESPONSES_REASON
+    return table[part]

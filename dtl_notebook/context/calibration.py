@@ -1,0 +1,83 @@
+"""What providers add around the request text, and how far our token figures can be trusted.
+
+The constants live in `data/calibration.json`: published figures (Anthropic's tool-use system
+prompt table, OpenAI's cookbook per-message constants) and fitted ones (the Claude scale factor
+and framing overheads, fitted by `benchmarks/calibrate.py` against input tokens the APIs reported
+for real recorded requests). Each figure names its source there.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+__all__ = ["Estimate", "anthropic_tool_prompt", "calibration", "estimate_for"]
+
+
+@functools.cache
+def calibration() -> dict[str, Any]:
+    """The parsed calibration data (package data `context/data/calibration.json`)."""
+    text = resources.files("dtl_notebook.context").joinpath("data/calibration.json").read_text()
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """How a token total was obtained: `label` says the method, `band_pct` the typical error.
+
+    `band_pct` is the 90th percentile of |predicted - reported| / reported over `requests` real
+    recorded requests (None when no calibration exists); `exact` is True only when the count is
+    the model's own tokenizer and nothing hidden was left out.
+    """
+
+    label: str
+    exact: bool
+    band_pct: float | None = None
+    requests: int = 0
+
+    def describe(self, total: int) -> str:
+        """E.g. '≈ 2,310 tokens (estimate, <label>; ±3.5 % on 29 real requests)'."""
+        if self.exact:
+            return f"{total:,} tokens ({self.label})"
+        band = (
+            f"; ±{self.band_pct:g} % on {self.requests} real requests"
+            if self.band_pct is not None
+            else "; not calibrated"
+        )
+        return f"≈ {total:,} tokens (estimate, {self.label}{band})"
+
+
+def anthropic_tool_prompt(model: str, tool_choice: str) -> tuple[int | None, int]:
+    """(published tool-use system prompt size or None, fitted unpublished extra) for `model`."""
+    data = calibration()["anthropic"]
+    column = "any" if tool_choice in ("any", "tool") else "auto"
+    name = model.strip().lower()
+    published = next(
+        (
+            int(row[column])
+            for row in data["tool_prompt"]
+            if any(name.startswith(prefix) for prefix in row["models"])
+        ),
+        None,
+    )
+    return published, int(data["tool_prompt_unpublished"][column])
+
+
+def estimate_for(provider: str, method: str) -> Estimate:
+    """The estimate label for a context whose text was counted with tokenizer `method`."""
+    if provider == "anthropic":
+        data = calibration()["anthropic"]
+        fit = data["fit"]
+        return Estimate(
+            f"Claude: o200k \u00d7 {data['factor']:g} + tool prompt and framing",
+            False,
+            float(fit["p90_abs_error_pct"]),
+            int(fit["requests"]),
+        )
+    if provider in ("openai-responses", "openai-chat"):
+        return Estimate(f"{method} + cookbook message framing", False)
+    return Estimate(method, False)

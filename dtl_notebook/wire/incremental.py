@@ -1,0 +1,130 @@
+"""Incremental shape validation: a new request validates only the items it adds.
+
+A request body repeats its history: every message, input item and tool of request N is in
+request N+1. Each list field of the root type (``messages``, ``input``, ``tools``, ...) is
+checked item by item against its item type, and the items of a recently accepted list that
+come back unchanged are not validated again. "Unchanged" is an exact comparison with a copy
+taken when the item was validated: numbers and booleans must match in type as well as value
+(``1``, ``1.0`` and ``True`` are equal in Python but not to a validator), and an item holding
+anything but plain JSON values (dict, list, str, int, float, bool, None) is never remembered.
+The other top-level keys are validated every time.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import threading
+from collections import deque
+from typing import Any
+
+import typing_extensions as te
+
+from dtl_notebook.wire.explain import origin, union_members
+from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
+
+LISTS_PER_FIELD = 8  # recently accepted lists remembered per root type and field
+
+
+class _Exact:
+    """A remembered number or boolean: equal only to a value of the same type."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool | int | float) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self.value) and other == self.value
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Unremembered:
+    """Stands for a value that is not plain JSON: equal to nothing, so never reused."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_memory: dict[tuple[str, str], deque[list[Any]]] = {}
+_lock = threading.Lock()
+
+
+@functools.cache
+def item_fields(root: str) -> dict[str, Any]:
+    """``{field: item type}`` for the root's fields that hold a list (an ``Iterable[X]``)."""
+    fields: dict[str, Any] = {}
+    for name, hint in te.get_type_hints(root_type(root), include_extras=True).items():
+        while origin(hint) in (te.Required, te.NotRequired, te.Annotated):
+            hint = te.get_args(hint)[0]
+        items = [
+            te.get_args(m)[0]
+            for m in union_members(hint)
+            if origin(m) in (collections.abc.Iterable, list) and te.get_args(m)
+        ]
+        if len(items) == 1:
+            fields[name] = items[0]
+    return fields
+
+
+def accepts(root: str, payload: dict[str, Any]) -> bool:
+    """Whether ``payload`` passes the root type, validating only items not seen before.
+
+    ``False`` means "not shown valid here": the caller validates from scratch, which gives
+    the canonical error (or accepts).
+    """
+    fields = {f: t for f, t in item_fields(root).items() if isinstance(payload.get(f), list)}
+    if not is_valid(schema(root), {**payload, **{key: [] for key in fields}}):
+        return False
+    accepted: dict[str, list[Any]] = {}
+    for field, item_type in fields.items():
+        items: list[Any] = payload[field]
+        known = _recent(root, field, items)
+        item_schema = None
+        remembered: list[Any] = []
+        for i, item in enumerate(items):
+            if i < len(known) and item == known[i]:
+                remembered.append(known[i])
+                continue
+            item_schema = item_schema or schema_of(item_type)
+            if not is_valid(item_schema, item):
+                return False
+            remembered.append(_snapshot(item))
+        accepted[field] = remembered
+    with _lock:
+        for field, remembered in accepted.items():
+            recent = _memory.setdefault((root, field), deque(maxlen=LISTS_PER_FIELD))
+            recent.appendleft(remembered)
+    return True
+
+
+def forget() -> None:
+    """Drop every remembered item (the next requests are validated from scratch)."""
+    with _lock:
+        _memory.clear()
+
+
+def _recent(root: str, field: str, items: list[Any]) -> list[Any]:
+    """The most recent accepted list of this field that starts like ``items``."""
+    with _lock:
+        recent = list(_memory.get((root, field), ()))
+    if not items:
+        return []
+    return next((known for known in recent if known and items[0] == known[0]), [])
+
+
+def _snapshot(value: Any) -> Any:
+    """A copy for exact comparison (see the module docstring)."""
+    kind = type(value)
+    if kind is str or value is None:
+        return value
+    if kind is bool or kind is int or kind is float:
+        return _Exact(value)
+    if kind is dict and all(type(k) is str for k in value):
+        return {k: _snapshot(v) for k, v in value.items()}
+    if kind is list:
+        return [_snapshot(v) for v in value]
+    return _Unremembered()

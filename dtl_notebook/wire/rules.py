@@ -1,0 +1,238 @@
+"""Provider rules the request types cannot express.
+
+All tools deferred, ``cache_control`` on a deferred tool, a dangling ``tool_reference``,
+unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from dtl_notebook.wire.explain import Path, fail, format_path, short
+
+ALL_DEFERRED_MESSAGE = (
+    "At least one tool must have defer_loading=false. All tools cannot be deferred."
+)
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def is_kimi_carrier(msg: Any) -> bool:
+    """Kimi's ``{"role": "system", "tools": [...]}`` message (tools loaded mid-conversation)."""
+    return (
+        isinstance(msg, dict)
+        and msg.get("role") == "system"
+        and "tools" in msg
+        and "content" not in msg
+    )
+
+
+def _dicts(value: Any) -> list[tuple[int, dict[str, Any]]]:
+    """``(index, item)`` for the dict items of a list (anything else yields nothing)."""
+    if not isinstance(value, list | tuple):
+        return []
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
+
+
+def _check_unique(provider: str, named: list[tuple[Path, Any]], what: str) -> None:
+    """Fail on the second occurrence of a name."""
+    first: dict[str, Path] = {}
+    for path, name in named:
+        if not isinstance(name, str):
+            continue
+        if name in first:
+            fail(provider, path, f"duplicate {what} {name!r} (first at {format_path(first[name])})")
+        first[name] = path
+
+
+def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """``block`` and the blocks nested in it (tool_result content, references, sources)."""
+    yield path, block
+    for key in ("content", "tool_references", "source"):
+        child = block.get(key)
+        if isinstance(child, dict):
+            yield from _nested_blocks(child, (*path, key))
+        for i, item in _dicts(child):
+            yield from _nested_blocks(item, (*path, key, i))
+
+
+def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
+    tools = _dicts(payload.get("tools"))
+    _check_unique(provider, [(("tools", i), t.get("name")) for i, t in tools], "tool name")
+    if tools and all(t.get("defer_loading") is True for _, t in tools):
+        fail(provider, ("tools",), ALL_DEFERRED_MESSAGE)
+    for i, tool in tools:
+        if tool.get("defer_loading") is True and tool.get("cache_control") is not None:
+            fail(
+                provider,
+                ("tools", i, "cache_control"),
+                "a tool with defer_loading=true cannot have cache_control; "
+                "put the breakpoint on a non-deferred tool",
+            )
+    tool_names = {t["name"] for _, t in tools if isinstance(t.get("name"), str)}
+
+    breakpoints: list[tuple[Path, Any]] = [
+        (("tools", i, "cache_control"), t["cache_control"])
+        for i, t in tools
+        if t.get("cache_control") is not None
+    ]
+    for j, block in _dicts(payload.get("system")):
+        for path, b in _nested_blocks(block, ("system", j)):
+            if b.get("cache_control") is not None:
+                breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+
+    messages = _dicts(payload.get("messages"))
+    previous: dict[str, Any] | None = None
+    for m, msg in messages:
+        pending_ids = set()
+        if previous is not None and previous.get("role") == "assistant":
+            pending_ids = {
+                b.get("id")
+                for _, b in _dicts(previous.get("content"))
+                if b.get("type") == "tool_use"
+            }
+        for j, block in _dicts(msg.get("content")):
+            here: Path = ("messages", m, "content", j)
+            if block.get("type") == "tool_result":
+                _check_tool_result(provider, block, here, pending_ids)
+            for path, b in _nested_blocks(block, here):
+                if b.get("type") == "tool_reference" and b.get("tool_name") not in tool_names:
+                    fail(
+                        provider,
+                        path,
+                        f"Tool reference '{b.get('tool_name')}' not found in available tools",
+                    )
+                if b.get("cache_control") is not None:
+                    breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+        previous = msg
+    if payload.get("cache_control") is not None:
+        breakpoints.append((("cache_control",), payload["cache_control"]))
+    _check_breakpoints(provider, breakpoints)
+
+
+def _check_tool_result(
+    provider: str, block: dict[str, Any], path: Path, tool_use_ids: set[Any]
+) -> None:
+    """Pairing with the preceding assistant ``tool_use`` and the ``is_error`` text-only rule."""
+    if block.get("tool_use_id") not in tool_use_ids:
+        fail(
+            provider,
+            path,
+            f"tool_result tool_use_id {short(block.get('tool_use_id'))} has no matching "
+            "tool_use in the immediately preceding assistant message",
+        )
+    if block.get("is_error") is True:
+        for k, item in _dicts(block.get("content")):
+            if item.get("type") != "text":
+                fail(
+                    provider,
+                    (*path, "content", k),
+                    "all content must be type 'text' if 'is_error' is true "
+                    f"(found {short(item.get('type'))})",
+                )
+
+
+def _check_breakpoints(provider: str, breakpoints: list[tuple[Path, Any]]) -> None:
+    """At most 4 ``cache_control`` breakpoints; 1h TTLs must precede 5m ones (prefix order)."""
+    if len(breakpoints) > MAX_CACHE_BREAKPOINTS:
+        fail(
+            provider,
+            breakpoints[MAX_CACHE_BREAKPOINTS][0],
+            f"too many cache_control breakpoints: {len(breakpoints)} "
+            f"(at most {MAX_CACHE_BREAKPOINTS}; a top-level cache_control counts as one)",
+        )
+    first_5m: Path | None = None
+    for path, control in breakpoints:
+        ttl = control.get("ttl") if isinstance(control, dict) else None
+        if ttl == "1h" and first_5m is not None:
+            fail(
+                provider,
+                path,
+                f"cache_control ttl '1h' after a 5m breakpoint at {format_path(first_5m)}; "
+                "1h breakpoints must come before 5m ones",
+            )
+        if ttl != "1h" and first_5m is None:
+            first_5m = path
+
+
+def _check_responses(payload: dict[str, Any], provider: str) -> None:
+    tools = _dicts(payload.get("tools"))
+    _check_unique(provider, [(("tools", i), t.get("name")) for i, t in tools], "tool name")
+    for i, tool in tools:
+        if tool.get("type") == "namespace":
+            members = _dicts(tool.get("tools"))
+            _check_unique(
+                provider,
+                [(("tools", i, "tools", j), t.get("name")) for j, t in members],
+                f"tool name in namespace {short(tool.get('name'))}",
+            )
+    # With server-side history the matching call lives in an earlier response.
+    if payload.get("previous_response_id") or payload.get("conversation"):
+        return
+    calls: set[Any] = set()
+    searches: set[Any] = set()
+    for i, item in _dicts(payload.get("input")):
+        kind, call_id = item.get("type"), item.get("call_id")
+        if kind == "function_call":
+            calls.add(call_id)
+        elif kind == "tool_search_call" and call_id is not None:
+            searches.add(call_id)
+        elif kind == "function_call_output" and call_id not in calls:
+            fail(
+                provider,
+                ("input", i),
+                f"function_call_output call_id {short(call_id)} has no earlier function_call "
+                "with that call_id",
+            )
+        elif (
+            kind == "tool_search_output"
+            and item.get("execution") == "client"
+            and (call_id is None or call_id not in searches)
+        ):
+            fail(
+                provider,
+                ("input", i),
+                f"client tool_search_output call_id {short(call_id)} has no earlier "
+                "tool_search_call with that call_id",
+            )
+
+
+def _chat_tool_names(
+    tools: list[tuple[int, dict[str, Any]]], prefix: Path
+) -> list[tuple[Path, Any]]:
+    named: list[tuple[Path, Any]] = []
+    for i, tool in tools:
+        spec = tool.get(tool.get("type") or "function")
+        if isinstance(spec, dict):
+            named.append(((*prefix, i), spec.get("name")))
+    return named
+
+
+def _check_chat(payload: dict[str, Any], provider: str) -> None:
+    tools = _dicts(payload.get("tools"))
+    _check_unique(provider, _chat_tool_names(tools, ("tools",)), "function name")
+    call_ids: set[Any] = set()
+    for i, msg in _dicts(payload.get("messages")):
+        role = msg.get("role")
+        if role == "assistant":
+            call_ids.update(tc.get("id") for _, tc in _dicts(msg.get("tool_calls")))
+        elif role == "tool" and msg.get("tool_call_id") not in call_ids:
+            fail(
+                provider,
+                ("messages", i),
+                f"tool message tool_call_id {short(msg.get('tool_call_id'))} has no earlier "
+                "assistant tool_calls[].id",
+            )
+        elif provider == "kimi" and is_kimi_carrier(msg):
+            carried = _dicts(msg.get("tools"))
+            _check_unique(
+                provider, _chat_tool_names(carried, ("messages", i, "tools")), "function name"
+            )
+
+
+SEMANTIC_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "anthropic": _check_anthropic,
+    "openai-responses": _check_responses,
+    "openai-chat": _check_chat,
+    "kimi": _check_chat,
+}

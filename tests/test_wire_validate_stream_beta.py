@@ -1,0 +1,195 @@
+"""Streaming bodies, Anthropic beta bodies, the betas a request needs, and the beta header."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+
+from dtl_notebook import Session
+from dtl_notebook.live.emulator import Emulator
+from dtl_notebook.live.transport import SDKTransport
+from dtl_notebook.wire import WireRequest, build_request
+from dtl_notebook.wire.betas import (
+    BLOCK_BETAS,
+    SYSTEM_MESSAGE_BETAS,
+    TOP_LEVEL_BETAS,
+    sdk_beta_names,
+)
+from dtl_notebook.wire.validate import WireValidationError, required_betas, validate_payload
+
+# Recorded by anthropics/anthropic-sdk-python (tests/lib/... inline snapshots), see the README.
+ANTH_SDK = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real" / "anth_sdk"
+USER = {"role": "user", "content": "Hello"}
+
+
+def _recorded_stream_bodies() -> list[tuple[str, dict[str, Any]]]:
+    if not ANTH_SDK.is_dir():
+        pytest.skip("shared/fixtures/real/anth_sdk is absent")
+    bodies = []
+    for file in sorted(ANTH_SDK.glob("*.json")):
+        for exchange in json.loads(file.read_text()):
+            body = exchange["request"]["body"]
+            body = json.loads(body) if isinstance(body, str) else body
+            if isinstance(body, dict) and body.get("stream") is True:
+                bodies.append((file.name, body))
+    return bodies
+
+
+def test_recorded_streaming_anthropic_requests_validate() -> None:
+    bodies = _recorded_stream_bodies()
+    assert bodies, "the fixtures hold streamed requests"
+    for name, body in bodies:
+        validate_payload(body, "anthropic")  # MessageCreateParamsStreaming
+        broken = {**body, "stream": "yes"}
+        with pytest.raises(WireValidationError) as info:
+            validate_payload(broken, "anthropic")
+        assert info.value.path == "stream", name
+
+
+def test_streaming_bodies_for_all_three_roots() -> None:
+    anth = {"model": "claude-opus-4-8", "max_tokens": 64, "messages": [USER], "stream": True}
+    validate_payload(anth, "anthropic")
+    resp = {"model": "gpt-5.4", "input": "hi", "stream": True}
+    validate_payload({**resp, "stream_options": {"include_obfuscation": False}}, "openai-responses")
+    chat = {"model": "gpt-5.4", "messages": [USER], "stream": True}
+    validate_payload({**chat, "stream_options": {"include_usage": True}}, "openai-chat")
+    validate_payload({**chat, "stream_options": {"include_usage": True}}, "kimi")
+
+
+@pytest.mark.parametrize(
+    ("body", "provider", "path", "reason"),
+    [
+        (
+            {"model": "m", "max_tokens": 8, "messages": [{"role": "bot", "content": "x"}]},
+            "anthropic",
+            "messages.0",
+            "literal_error: role 'bot' not allowed",
+        ),
+        (
+            {"model": "gpt-5.4", "input": "hi", "stream_options": {"usage": True}},
+            "openai-responses",
+            "stream_options",
+            "extra_forbidden: unexpected key 'usage'",
+        ),
+        (
+            {"model": "gpt-5.4", "messages": [USER], "stream_options": {"include_usage": 5}},
+            "openai-chat",
+            "stream_options.include_usage",
+            "bool_parsing",
+        ),
+    ],
+)
+def test_streaming_errors_name_the_path(
+    body: dict[str, Any], provider: str, path: str, reason: str
+) -> None:
+    with pytest.raises(WireValidationError) as info:
+        validate_payload({**body, "stream": True}, provider)
+    assert info.value.path == path
+    assert info.value.reason.startswith(reason)
+
+
+def _mcp_body(**extra: Any) -> dict[str, Any]:
+    server = {"type": "url", "name": "docs", "url": "https://mcp.example.com/sse"}
+    return {
+        "model": "claude-opus-4-8",
+        "max_tokens": 64,
+        "messages": [USER],
+        "mcp_servers": [server],
+        "tools": [{"type": "mcp_toolset", "mcp_server_name": "docs"}],
+        **extra,
+    }
+
+
+def test_beta_body_validates_against_the_beta_types_and_names_its_betas() -> None:
+    body = _mcp_body(context_management={"edits": [{"type": "clear_tool_uses_20250919"}]})
+    validate_payload(body, "anthropic")
+    assert required_betas(body, "anthropic") == [
+        "context-management-2025-06-27",
+        "mcp-client-2025-11-20",
+    ]
+    validate_payload({**body, "stream": True}, "anthropic")  # beta streaming root
+
+
+def test_invalid_beta_body_names_the_path() -> None:
+    body = _mcp_body()
+    body["mcp_servers"][0]["url"] = 42
+    with pytest.raises(WireValidationError) as info:
+        validate_payload(body, "anthropic")
+    assert info.value.path == "mcp_servers.0.url"
+    with pytest.raises(WireValidationError) as info:
+        validate_payload(_mcp_body(betas=["mcp-client-2025-11-20"]), "anthropic")
+    assert info.value.path == "betas" and "header" in info.value.reason
+
+
+def test_inline_definitions_replace_the_reference_beta() -> None:
+    new = {"name": "late", "input_schema": {"type": "object"}}
+    system = {
+        "role": "system",
+        "content": [
+            {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "base"}},
+            {
+                "type": "tool_addition",
+                "tool": {"type": "tool_definition", "definition": new},
+            },
+        ],
+    }
+    tools = [{"name": "base", "input_schema": {"type": "object"}}]
+    body = {"model": "m", "max_tokens": 8, "messages": [USER, system], "tools": tools}
+    validate_payload(body, "anthropic")
+    assert required_betas(body, "anthropic") == ["inline-tools-2026-09-15"]
+    assert required_betas(body, "openai-chat") == []
+
+
+def test_every_mapped_beta_name_is_one_the_sdk_lists() -> None:
+    mapped = {*TOP_LEVEL_BETAS.values(), *BLOCK_BETAS.values(), *SYSTEM_MESSAGE_BETAS.values()}
+    assert mapped <= sdk_beta_names()
+
+
+def test_wire_request_derives_its_betas() -> None:
+    session = Session(system="You help.")
+    session.user("hi")
+    built = build_request(session, "anthropic", "claude-opus-4-8")
+    assert built.betas == []  # today's builders emit no beta feature
+    request = WireRequest("anthropic", "claude-opus-4-8", _mcp_body(), "custom")
+    assert request.betas == ["mcp-client-2025-11-20"]
+    assert "betas=['mcp-client-2025-11-20']" in repr(request)
+
+
+class _Recording(httpx2.BaseTransport):
+    """Passes every request to the emulator and keeps it for inspection."""
+
+    def __init__(self, inner: httpx2.BaseTransport) -> None:
+        self.inner, self.seen = inner, list[httpx2.Request]()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.seen.append(request)
+        return self.inner.handle_request(request)
+
+
+def test_transport_sends_the_beta_header_through_the_beta_resource() -> None:
+    emulator = Emulator("anthropic")
+    recording = _Recording(emulator.transport)
+    client = anthropic.Anthropic(
+        api_key="emulator-no-key",
+        base_url="http://emulator.invalid",
+        http_client=httpx2.Client(transport=recording),
+        max_retries=0,
+    )
+    transport = SDKTransport("anthropic", client, "emulator")
+    body = {"model": "claude-opus-4-8", "max_tokens": 64, "messages": [USER]}
+    body["context_management"] = {"edits": [{"type": "clear_tool_uses_20250919"}]}
+    reply = transport.send(WireRequest("anthropic", "claude-opus-4-8", body, "custom"))
+    assert reply["role"] == "assistant"
+    sent = recording.seen[-1]
+    assert sent.headers["anthropic-beta"] == "context-management-2025-06-27"
+    assert sent.url.path == "/v1/messages"  # the emulator routes by path (a query is ignored)
+    assert emulator.requests[-1] == body  # the header is not in the body
+    transport.send(WireRequest("anthropic", "claude-opus-4-8", {**body, "stream": False}, "x"))
+    plain = {k: v for k, v in body.items() if k != "context_management"}
+    transport.send(WireRequest("anthropic", "claude-opus-4-8", plain, "custom"))
+    assert "anthropic-beta" not in recording.seen[-1].headers

@@ -1,0 +1,111 @@
+"""Real Anthropic request bodies paired with the input tokens the API reported for them.
+
+Two sources:
+- `../shared/fixtures/real/anth_sdk/*.json` (recorded by anthropics/anthropic-sdk-python, read at
+  run time; absent folder -> no pairs from it);
+- `tests/data/anthropic_usage_pairs.json`: request bodies and usage figures excerpted from public
+  recordings (pydantic/pydantic-ai cassettes, vercel/ai fixtures), each naming its source.
+
+"Reported" is input + cache_read + cache_creation tokens: the whole input the model saw.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anthropic.types import RawMessageStartEvent, Usage
+
+from dtl_notebook.context import model_context
+
+SHARED_REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+EMBEDDED = Path(__file__).resolve().parent / "data" / "anthropic_usage_pairs.json"
+# Server tools whose prompts model_context does not size (they run to thousands of tokens).
+_UNMODELLED_SERVER_TOOLS = ("web_search", "web_fetch", "code_execution", "bash_", "text_editor")
+
+
+@dataclass(frozen=True)
+class UsagePair:
+    source: str
+    body: dict[str, Any]
+    reported: int
+
+    @property
+    def with_tools(self) -> bool:
+        return bool(self.body.get("tools"))
+
+    @property
+    def unmodelled(self) -> str | None:
+        """Why this request is outside what the estimate covers, or None."""
+        if "output_config" in self.body:
+            return "structured-output prompt (output_config) is not modelled"
+        for tool in self.body.get("tools") or []:
+            if str(tool.get("type", "")).startswith(_UNMODELLED_SERVER_TOOLS):
+                return f"server tool {tool['type']} adds a prompt that is not modelled"
+            if tool.get("allowed_callers"):
+                return "programmatic tool calling adds the code-execution prompt"
+        return None
+
+    def predicted(self) -> int:
+        return model_context(self.body, provider="anthropic").total_tokens
+
+    def error(self) -> float:
+        """|predicted - reported| / reported."""
+        return abs(self.predicted() - self.reported) / self.reported
+
+
+def _total(usage: Usage) -> int:
+    return (
+        usage.input_tokens
+        + (usage.cache_read_input_tokens or 0)
+        + (usage.cache_creation_input_tokens or 0)
+    )
+
+
+def _reported(body: Any) -> int:
+    """Input tokens of a JSON response body, or of a stream's `message_start` event."""
+    if isinstance(body, dict):
+        return _total(Usage.model_validate(body["usage"]))
+    for line in str(body).splitlines():
+        if line.startswith("data:") and '"message_start"' in line:
+            event = RawMessageStartEvent.model_validate_json(line[len("data:") :])
+            return _total(event.message.usage)
+    raise ValueError("stream has no message_start event")
+
+
+def sdk_pairs() -> list[UsagePair]:
+    """Successful exchanges in `anth_sdk/` (empty when the shared folder is absent)."""
+    pairs = []
+    for path in sorted((SHARED_REAL / "anth_sdk").glob("*.json")):
+        for i, exchange in enumerate(json.loads(path.read_text())):
+            if exchange["response"]["status_code"] != 200:
+                continue
+            reported = _reported(exchange["response"]["body"])
+            if reported:  # a container-continuation reply reports 0 input tokens
+                body = exchange["request"]["body"]
+                pairs.append(UsagePair(f"anth_sdk/{path.name}#{i}", body, reported))
+    return pairs
+
+
+def embedded_pairs() -> list[UsagePair]:
+    pairs = []
+    for conversation in json.loads(EMBEDDED.read_text())["conversations"]:
+        for messages, reported in conversation["turns"]:
+            body = {**conversation["body"], "messages": conversation["body"]["messages"][:messages]}
+            pairs.append(UsagePair(f"{conversation['source']} [{messages}]", body, reported))
+    return pairs
+
+
+def calibration_pairs() -> list[UsagePair]:
+    """Requests with tools that the estimate covers, from both sources."""
+    return [p for p in sdk_pairs() + embedded_pairs() if p.with_tools and p.unmodelled is None]
+
+
+def summary(pairs: list[UsagePair]) -> tuple[float, float]:
+    """(median, 90th percentile) absolute relative error, in percent."""
+    errors = sorted(100 * p.error() for p in pairs)
+    p90 = errors[min(len(errors) - 1, round(0.9 * (len(errors) - 1)))]
+    return statistics.median(errors), p90
