@@ -90,7 +90,8 @@ class Outcome:
         return byte_figures([render(p, self.provider, raw=raw) for p in self.payloads])
 
 
-def _session(tools: list[Tool], strategy: Strategy) -> Session:
+def workload_session(tools: list[Tool], strategy: Strategy) -> Session:
+    """The session a strategy starts from: its active tools, search and catalog section."""
     core = core_tool_names()
     if strategy.binding != "deferred":
         active = [t.name for t in tools] if strategy.binding == "all" else []
@@ -108,20 +109,22 @@ def _session(tools: list[Tool], strategy: Strategy) -> Session:
     )
 
 
-def _steps(turn: Turn, strategy: Strategy) -> list[dict[str, Any]]:
-    call = {"call": turn.tool, "arguments": turn.arguments}
-    done = {"text": f"Done: {turn.tool}."}
-    if turn.query is None or strategy.binding != "deferred":
-        return [call, done]
-    return [{"search": turn.tool if strategy.regex_queries else turn.query}, call, done]
+def script_steps(turns: list[Turn], strategy: Strategy) -> list[dict[str, Any]]:
+    """The emulated model's steps: a discovery turn searches (when the strategy defers tools),
+    calls the tool and answers; a follow-up calls and answers."""
+    steps: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.query is not None and strategy.binding == "deferred":
+            steps.append({"search": turn.tool if strategy.regex_queries else turn.query})
+        steps += [{"call": turn.tool, "arguments": turn.arguments}, {"text": f"Done: {turn.tool}."}]
+    return steps
 
 
 def run_strategy(tools: list[Tool], strategy: Strategy) -> Outcome:
     """Play the conversation under one strategy on the emulator; keep every request."""
     turns = conversation(tools)
-    steps = [step for turn in turns for step in _steps(turn, strategy)]
-    session = _session(tools, strategy)
-    transport = DirectEmulator(strategy.provider, ScriptedPolicy(steps))
+    session = workload_session(tools, strategy)
+    transport = DirectEmulator(strategy.provider, ScriptedPolicy(script_steps(turns, strategy)))
     agent = Agent(
         session, strategy.provider, strategy.model, transport, max_steps=4, **strategy.options
     )

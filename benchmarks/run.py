@@ -1,4 +1,9 @@
-"""Benchmarks: prints one table of timings. Run with `make bench`."""
+"""Benchmarks, run with `make bench`; prints every table and writes benchmarks/RESULTS.md.
+
+Speed rows (10,000-tool registry, search engines, per-turn analysis, the agent loop's own cost
+per request), benchmarks/turn_cost.py's table where it offers `rows()`, then the cache workload
+on both catalogs. pydantic-ai's runs (the bench extra) go to a worker process on the second core.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +13,21 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolRegistry, make_engine, split_deferred_tools
 from dtl_notebook.agent.storage import write_atomic
 from dtl_notebook.cache import CacheAnalyzer
-from dtl_notebook.live import demo_catalog
 from dtl_notebook.wire import build_request
 
 sys.path.insert(0, str(Path(__file__).parent))
+from agent_overhead import overhead_rows
 from cache_workload import workload_tables
 from results_table import machine, markdown
-from workload_script import generated_catalog
+from workload_script import CATALOGS
 
 WORDS = (
     "weather shipping order eta customer invoice file calendar event add subtract city "
@@ -110,7 +117,8 @@ def analysis_rows(tools: list[Tool]) -> list[tuple[str, str, str]]:
     return rows
 
 
-def main() -> None:
+def speed_rows() -> list[tuple[str, str, str]]:
+    """Registry, search engines, transcript split and per-turn analysis over 10,000 tools."""
     rows: list[tuple[str, str, str]] = []
     start = time.perf_counter()
     tools = catalog(10_000)
@@ -141,29 +149,63 @@ def main() -> None:
     messages = len(session.messages)
     split = timed(lambda: split_deferred_tools(session.tools(), session.messages))
     rows.append((f"split_deferred_tools, {messages} messages", f"{split * 1e3:.2f} ms", "-"))
-
     rows.extend(analysis_rows(tools))
+    return rows
 
-    speed = speed_table(rows)
-    print(speed)
-    catalogs = {"demo catalog": demo_catalog(), "2,000-tool catalog": generated_catalog()}
-    tables = workload_tables(catalogs)
-    sections = [markdown(f"Cache workload, {title}", rows) for title, rows in tables.items()]
-    for section in sections:
-        print(section)
-    big = {r["strategy"]: r for r in tables["2,000-tool catalog"]}
+
+def _start_peers(pool: ProcessPoolExecutor) -> dict[str, Future[list[dict[str, Any]]]]:
+    """pydantic-ai's own tool search on every catalog, in a worker process (the bench extra)."""
+    try:
+        from pydantic_peer import peer_table
+    except ImportError as exc:
+        print(f"pydantic-ai rows skipped: {exc} (install the bench extra)")
+        return {}
+    return {title: pool.submit(peer_table, title) for title in CATALOGS}
+
+
+def _turn_cost_section() -> list[str]:
+    """benchmarks/turn_cost.py's table, where that script offers `rows()`."""
+    try:
+        from turn_cost import rows, table
+    except ImportError as exc:
+        print(f"turn cost rows skipped: {exc}")
+        return []
+    text = table(rows())
+    print(text)
+    return ["## Turn cost (10,000 tools)", "```\n" + text + "\n```"]
+
+
+def _first_request_summary(rows: list[dict[str, Any]]) -> str:
+    big = {r["strategy"]: r for r in rows}
     first = big["dtl anthropic tool_reference"]["first_tokens"]
     upfront = big["all tools up front (anthropic)"]["first_tokens"]
     saving = 1 - first / upfront
     verdict = "met" if saving >= 0.9 else "MISSED"
-    summary = (
+    return (
         f"First request, 2,000 tools: {first:,} tokens with the grouped catalog vs {upfront:,} "
         f"all up front: {saving:.1%} smaller (target >= 90 %: {verdict})."
     )
+
+
+def main() -> None:
+    with ProcessPoolExecutor(max_workers=1) as pool:  # the second core runs pydantic-ai
+        peers = _start_peers(pool)
+        rows = speed_rows()
+        rows += overhead_rows(CATALOGS["2,000-tool catalog"]())
+        speed = speed_table(rows)
+        print(speed)
+        turn_cost = _turn_cost_section()
+        tables = workload_tables({title: build() for title, build in CATALOGS.items()})
+        for title, future in peers.items():
+            tables[title] += future.result()
+    sections = [markdown(f"Cache workload, {title}", rows) for title, rows in tables.items()]
+    for section in sections:
+        print(section)
+    summary = _first_request_summary(tables["2,000-tool catalog"])
     print(summary)
     text = "\n\n".join(
         ["# Benchmark results", f"Machine: {machine()}", "## Speed", "```\n" + speed + "\n```",
-         "## Cache workload (40 turns, 12 discoveries)", *sections, summary]
+         *turn_cost, "## Cache workload (40 turns, 12 discoveries)", *sections, summary]
     )
     write_atomic(Path(__file__).with_name("RESULTS.md"), text + "\n")
 

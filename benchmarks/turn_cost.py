@@ -105,7 +105,9 @@ def rows() -> list[Row]:
             for stage, (median, p95) in costs.items():
                 row[f"{stage}_median_ms"], row[f"{stage}_p95_ms"] = median, p95
             row["ratio"] = totals[n] / totals[500] if n == SIZES[-1] else None
-            row["met"] = totals[n] <= target and (row["ratio"] is None or row["ratio"] <= RATIO_TARGET)
+            row["met"] = totals[n] <= target and (
+                row["ratio"] is None or row["ratio"] <= RATIO_TARGET
+            )
             out.append(row)
     for name, query in (("bm25", "shipping eta order"), ("regex", "ship.*eta"), ("keyword", "eta")):
         engine = make_engine(name)
@@ -117,8 +119,16 @@ def rows() -> list[Row]:
             samples.append(time.perf_counter() - start_time)
         median, p95 = _stats(samples)
         met = median <= QUERY_TARGET_MS if name == "bm25" else True
-        out.append({"mode": f"{name} query", "messages": None, "target_ms": QUERY_TARGET_MS,
-                    "total_median_ms": median, "total_p95_ms": p95, "met": met})
+        out.append(
+            {
+                "mode": f"{name} query",
+                "messages": None,
+                "target_ms": QUERY_TARGET_MS,
+                "total_median_ms": median,
+                "total_p95_ms": p95,
+                "met": met,
+            }
+        )
     return out
 
 
@@ -133,8 +143,10 @@ def table(results: list[Row]) -> str:
         if r["messages"] is None:
             cell = f"{r['total_median_ms']:7.3f} /{r['total_p95_ms']:7.3f}"
             verdict = f"<= {r['target_ms']} ms: {'met' if r['met'] else 'MISSED'}"
-            lines.append(f"{r['mode']:28} {'':>5}  {'':>15} {'':>15} {'':>15} {cell:>15} "
-                         f"{'':>6}  {verdict if r['mode'].startswith('bm25') else '-'}")
+            lines.append(
+                f"{r['mode']:28} {'':>5}  {'':>15} {'':>15} {'':>15} {cell:>15} "
+                f"{'':>6}  {verdict if r['mode'].startswith('bm25') else '-'}"
+            )
             continue
         cells = [
             f"{r[f'{s}_median_ms']:7.2f} /{r[f'{s}_p95_ms']:7.2f}"
@@ -143,7 +155,8 @@ def table(results: list[Row]) -> str:
         ratio = f"{r['ratio']:.2f}" if r["ratio"] is not None else ""
         verdict = f"<= {r['target_ms']:g} ms" + (f", <= {RATIO_TARGET}x" if ratio else "")
         lines.append(
-            f"{r['mode']:28} {r['messages']:>5}  " + " ".join(f"{c:>15}" for c in cells)
+            f"{r['mode']:28} {r['messages']:>5}  "
+            + " ".join(f"{c:>15}" for c in cells)
             + f" {ratio:>6}  {verdict}: {'met' if r['met'] else 'MISSED'}"
         )
     return "\n".join(lines) + "\n(each cell: median / p95 in ms)"

@@ -8,6 +8,7 @@ text by the emulator's own argument filler), the search query of each discovery 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,3 +89,10 @@ def generated_catalog(total: int = 2_000, seed: int = 11) -> list[Tool]:
             )
         )
     return tools
+
+
+# the workload's catalogs by table title; built where needed (a worker process builds its own)
+CATALOGS: dict[str, Callable[[], list[Tool]]] = {
+    "demo catalog": demo_catalog,
+    "2,000-tool catalog": generated_catalog,
+}

@@ -120,13 +120,30 @@ class CacheReport:
         return [e for e in self.entries if e.cache_break is not None]
 
 
-def _chain(segments: list[Segment], model: str, scaffolding: bool = False) -> list[str]:
+def _chain(
+    segments: list[Segment],
+    model: str,
+    scaffolding: bool = False,
+    previous: tuple[list[Segment], list[str]] | None = None,
+) -> list[str]:
     """Hash after each segment, over the model (and any hidden deferred-tool scaffolding,
-    which sits ahead of everything) and every segment before it."""
-    seed = f"{model}\0deferred-tool scaffolding" if scaffolding else model
-    state = hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
-    out = []
-    for seg in segments:
+    which sits ahead of everything) and every segment before it. `previous` (the segments and
+    chain of an earlier context with the same model and scaffolding) lends the hashes of the
+    leading segments it shares by identity (segments are immutable)."""
+    out: list[str] = []
+    if previous is not None:
+        old, old_chain = previous
+        limit = min(len(old), len(segments))
+        same = 0
+        while same < limit and segments[same] is old[same]:
+            same += 1
+        out = old_chain[:same]
+    if out:
+        state = out[-1]
+    else:
+        seed = f"{model}\0deferred-tool scaffolding" if scaffolding else model
+        state = hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
+    for seg in segments[len(out) :]:
         state = hashlib.blake2b(f"{state}{seg.digest}".encode(), digest_size=16).hexdigest()
         out.append(state)
     return out
@@ -155,7 +172,17 @@ class CacheAnalyzer:
         segments = ctx.segments
         payload = request.payload if isinstance(request, WireRequest) else request
         deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
-        chain = _chain(segments, ctx.model, bool(deferred))
+        same_start = (
+            self._previous is not None
+            and self._previous[0].model == ctx.model
+            and self._previous_deferred == bool(deferred)
+        )
+        lend = (
+            (self._previous[0].segments, self._previous[1])
+            if same_start and self._previous
+            else None
+        )
+        chain = _chain(segments, ctx.model, bool(deferred), lend)
         cum = _cumulative(segments)
         now = float(len(self.entries)) if at is None else at
         if rule.breakpoints:

@@ -161,11 +161,12 @@ class _Builder:
         """The never-called deferred placeholder, after the immediate tools. None without an
         immediate tool (an all-deferred request is rejected), nor where nothing can be loaded
         later (no tool_search tool and no deferred tool)."""
-        loads = self.plan.split.deferred or self.plan.retired
-        searchable = loads or any(t.name == TOOL_SEARCH for t in self.registry)
-        if not self.profile.deferred_placeholder or not immediate or not searchable:
+        if not self.profile.deferred_placeholder or not immediate:
             return []
-        if any(t.name == PLACEHOLDER["name"] for t in self.registry):
+        names = {t.name for t in self.registry}
+        if not (self.plan.split.deferred or self.plan.retired or TOOL_SEARCH in names):
+            return []
+        if PLACEHOLDER["name"] in names:
             self.notes.append(
                 f"a registered tool is named {PLACEHOLDER['name']!r}: no deferred placeholder is "
                 "declared (the first deferred tool will miss the cache once)"
@@ -194,8 +195,8 @@ class _Builder:
             if t.name not in loaded and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)
         ]
         keep_names = {t.name for t in keep}
-        candidates = [
-            self.plan.loaded_snapshot(t.name) or deferred.get(t.name) or t.spec()
+        candidates = [  # tool_json reads only the definition: a registered Tool serves as is
+            self.plan.loaded_snapshot(t.name) or deferred.get(t.name) or t
             for t in self.registry
             if t.name not in keep_names and t.name != TOOL_SEARCH
         ]

@@ -77,9 +77,16 @@ class Plan:
     notes: list[str]
     order: list[str] = field(default_factory=list)  # active tool names, in activation order
     retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
+    _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
 
     def loaded_snapshot(self, name: str) -> ToolSpec | None:
-        return next((s for specs in self.loads.values() for s in specs if s.name == name), None)
+        """The definition `name` was loaded with (its first load point), if any."""
+        if self._snapshots is None:
+            self._snapshots = {}
+            for specs in self.loads.values():
+                for spec in specs:
+                    self._snapshots.setdefault(spec.name, spec)
+        return self._snapshots.get(name)
 
     def full_list(self) -> list[ToolSpec]:
         """Every active tool in activation order, so newly active tools come last."""
@@ -131,9 +138,13 @@ def plan(session: Session) -> Plan:
         if specs:
             loads[index] = specs
     redefined: dict[str, ToolSpec] = {}
+    snapshots: dict[str, ToolSpec] = {}
+    for specs in loads.values():
+        for spec in specs:
+            snapshots.setdefault(spec.name, spec)
     for name, tool in split.deferred.items():
-        snapshot = next((s for specs in loads.values() for s in specs if s.name == name), None)
-        if snapshot is not None and snapshot != tool.spec():
+        snapshot = snapshots.get(name)
+        if snapshot is not None and not same_definition(snapshot, tool):
             redefined[name] = tool.spec()
             notes.append(
                 f"tool {name!r} was redefined after its load point: history keeps the definition "
@@ -152,6 +163,12 @@ def plan(session: Session) -> Plan:
         )
     order = [t.name for t in tools]
     return Plan(messages, split, system, first, loads, redefined, notes, order, retired)
+
+
+def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
+    """Whether two tools define the same thing (a Tool's implementation is not part of it);
+    equal to comparing their `spec()`s without re-validating the schemas."""
+    return all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
 
 
 def _removed_after_marker(messages: list[Message], split: DeferredSplit) -> list[str]:

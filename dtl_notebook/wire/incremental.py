@@ -92,7 +92,7 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
             item_schema = item_schema or schema_of(item_type)
             if not is_valid(item_schema, item):
                 return False
-            remembered.append(_snapshot(item))
+            remembered.append(exact_copy(item))
         accepted[field] = remembered
     with _lock:
         for field, remembered in accepted.items():
@@ -116,7 +116,7 @@ def _recent(root: str, field: str, items: list[Any]) -> list[Any]:
     return next((known for known in recent if known and items[0] == known[0]), [])
 
 
-def _snapshot(value: Any) -> Any:
+def exact_copy(value: Any) -> Any:
     """A copy for exact comparison (see the module docstring)."""
     kind = type(value)
     if kind is str or value is None:
@@ -124,7 +124,7 @@ def _snapshot(value: Any) -> Any:
     if kind is bool or kind is int or kind is float:
         return _Exact(value)
     if kind is dict and all(type(k) is str for k in value):
-        return {k: _snapshot(v) for k, v in value.items()}
+        return {k: exact_copy(v) for k, v in value.items()}
     if kind is list:
-        return [_snapshot(v) for v in value]
+        return [exact_copy(v) for v in value]
     return _Unremembered()

@@ -2,9 +2,11 @@
 
 An agent with a slice of the demo catalog runs three turns on the offline emulator (no provider
 is called, no key is needed) and records every exchange with `Agent(record=...)`: one JSON line
-per request, `{"provider", "model", "transport", "request", "response"}`. Before its third turn
-the agent does what many real agents do: it refreshes a clock in its system prompt. That one
-edit breaks the prompt cache, and the audit finds it. The output is byte-for-byte deterministic.
+per request, `{"provider", "model", "transport", "request", "response"}`. The agent makes two
+mistakes many real agents make, and the audit finds both: it sends no deferred placeholder tool,
+so its first `defer_loading` tool changes Anthropic's hidden prompt (a full miss at the first
+load), and before its third turn it refreshes a clock in its system prompt. The output is
+byte-for-byte deterministic.
 
     python notebooks/data/make_sample_capture.py
 """
@@ -40,7 +42,13 @@ def make_sample_capture(path: Path = OUT) -> Path:
         },
     )
     path.unlink(missing_ok=True)
-    agent = Agent(session, "anthropic", "claude-sonnet-4-6", record=str(path))
+    agent = Agent(
+        session,
+        "anthropic",
+        "claude-sonnet-4-6",
+        record=str(path),
+        profile={"deferred_placeholder": False},  # the first mistake
+    )
     agent.run(TURNS[0])
     agent.run(TURNS[1])
     session.prompt["clock"] = "Current time: 2026-03-02 09:07 UTC"  # the bug: a clock in the prompt

@@ -1,0 +1,257 @@
+"""Segments, the model context they make up, and the collector that renders them.
+
+The collector reuses work across requests: a payload is rendered unit by unit (the tool list,
+the system prompt, each message or input item), and while every unit so far equals the one at
+the same place in the previous payload rendered for the same provider, model and framing, its
+segments, token counts and notes are replayed instead of rendered again. "Equal" is an exact
+comparison with a copy taken when the unit was rendered (`wire.incremental.exact_copy`: numbers
+and booleans must match in type too), so an in-place edit of anything is seen. After the first
+unit that differs, everything is rendered from scratch, as the order-dependent state (cache
+block numbers, the first-turn flags) then stays correct.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from dtl_notebook.context.calibration import Estimate
+from dtl_notebook.context.tokens import encoding_for
+from dtl_notebook.wire.incremental import exact_copy
+
+KINDS = (
+    "hidden",
+    "tool_schema",
+    "tool_summary",
+    "system",
+    "system_patch",
+    "message",
+    "tool_result",
+    "loaded_schema",
+)
+# Segments the provider frames one by one (role markers, block delimiters).
+FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})
+REMEMBERED_CONTEXTS = 8  # previous renderings kept, one per provider, model and framing
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One piece of the model context, in order."""
+
+    kind: str
+    text: str
+    tokens: int
+    source: str
+    label: str = ""
+    role: str | None = None
+    load_point: str | None = None  # JSON path of the item that loaded this definition
+    block: int = -1  # cacheable unit (Anthropic block) this segment belongs to
+
+    @property
+    def digest(self) -> str:
+        return _digest(self.text, self.kind)
+
+
+@dataclass(repr=False)
+class ModelContext:
+    """The ordered segments a provider puts in front of the model for one request."""
+
+    provider: str
+    model: str
+    segments: list[Segment]
+    tokenizer: str
+    exact_tokens: bool
+    notes: list[str] = field(default_factory=list)
+    estimate: Estimate = field(default_factory=lambda: Estimate("unknown", False))
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(s.tokens for s in self.segments)
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelContext(provider={self.provider}, model={self.model}, "
+            f"segments={len(self.segments)}, tokens={self.total_tokens}"
+            f"{'' if self.estimate.exact else ' (estimate)'})"
+        )
+
+    def __iter__(self) -> Iterator[Segment]:
+        return iter(self.segments)
+
+    def __len__(self) -> int:
+        return len(self.segments)
+
+    def of_kind(self, *kinds: str) -> list[Segment]:
+        return [s for s in self.segments if s.kind in kinds]
+
+
+@lru_cache(maxsize=200_000)
+def _digest(text: str, kind: str) -> str:
+    return hashlib.blake2b(f"{kind}\0{text}".encode(), digest_size=16).hexdigest()
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def strip(tool: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in tool.items() if k not in keys}
+
+
+def block_text(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind in ("image", "input_image", "image_url"):
+        return "[image]"
+    if kind == "tool_use":
+        return dump(
+            {"tool_use": block.get("name"), "id": block.get("id"), "input": block.get("input")}
+        )
+    return dump(strip(block, "cache_control"))
+
+
+def content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(
+        block_text({**p, "type": "text"} if p.get("type") in ("input_text", "output_text") else p)
+        for p in content or []
+    )
+
+
+@dataclass(frozen=True)
+class _Unit:
+    copy: Any  # exact copy of the unit's payload value
+    segments_end: int
+    notes_end: int
+    block_after: int
+
+
+@dataclass(frozen=True)
+class _Rendering:
+    units: list[_Unit]
+    segments: list[Segment]
+    notes: list[str]
+
+
+_previous: OrderedDict[tuple[str, str, int], _Rendering] = OrderedDict()
+_lock = threading.Lock()
+_switch = threading.local()  # .off: this thread renders from scratch and remembers nothing
+
+
+def forget() -> None:
+    """Drop every remembered rendering (the next contexts are rendered from scratch)."""
+    with _lock:
+        _previous.clear()
+
+
+@contextmanager
+def unremembered() -> Iterator[None]:
+    """Within this block (this thread), render every context from scratch and keep nothing."""
+    before = getattr(_switch, "off", False)
+    _switch.off = True
+    try:
+        yield
+    finally:
+        _switch.off = before
+
+
+class Collector:
+    """Collects segments in order, replaying unchanged units of the previous rendering."""
+
+    def __init__(self, provider: str, model: str, framing: int = 0) -> None:
+        self.counter = encoding_for(provider, model)
+        self.segments: list[Segment] = []
+        self.notes: list[str] = []
+        self.block = -1
+        self.framing = framing  # tokens the provider adds around each framed segment
+        self._key = (provider, model, framing)
+        self._remembers = not getattr(_switch, "off", False)
+        with _lock:
+            self._before = _previous.get(self._key) if self._remembers else None
+        self._units: list[_Unit] = []
+        self._open: _Pending | None = None  # the unit being rendered
+        self._matching = self._before is not None
+
+    def unit(self, value: Any) -> bool:
+        """Start the next unit (`value`: its part of the payload). True when it equals the
+        previous rendering's unit at this place and its segments were replayed: skip it."""
+        self._close()
+        before, n = self._before, len(self._units)
+        if self._matching and before is not None and n < len(before.units):
+            known = before.units[n]
+            if value == known.copy:
+                start = before.units[n - 1] if n else None
+                self.segments.extend(
+                    before.segments[start.segments_end if start else 0 : known.segments_end]
+                )
+                self.notes.extend(before.notes[start.notes_end if start else 0 : known.notes_end])
+                self.block = known.block_after
+                self._units.append(known)
+                return True
+        self._matching = False
+        self._open = _Pending(exact_copy(value))
+        return False
+
+    def _close(self) -> None:
+        if self._open is not None:
+            self._units.append(
+                _Unit(self._open.copy, len(self.segments), len(self.notes), self.block)
+            )
+        self._open = None
+
+    def remember(self) -> None:
+        """Keep this rendering for the next request of the same provider, model and framing."""
+        self._close()
+        if not self._remembers:
+            return
+        rendering = _Rendering(self._units, self.segments, self.notes)
+        with _lock:
+            _previous[self._key] = rendering
+            _previous.move_to_end(self._key)
+            while len(_previous) > REMEMBERED_CONTEXTS:
+                _previous.popitem(last=False)
+
+    @staticmethod
+    @lru_cache(maxsize=200_000)
+    def _count(counter: Any, text: str) -> int:
+        return int(counter.count(text))
+
+    def add(
+        self,
+        kind: str,
+        text: str,
+        source: str,
+        *,
+        label: str = "",
+        role: str | None = None,
+        load_point: str | None = None,
+        new_block: bool = True,
+    ) -> None:
+        if new_block:
+            self.block += 1
+        tokens = self._count(self.counter, text) if text else 0
+        if kind in FRAMED_KINDS:
+            tokens += self.framing
+        self.segments.append(
+            Segment(kind, text, tokens, source, label, role, load_point, self.block)
+        )
+
+    def hidden(self, label: str, tokens: int, source: str, why: str) -> None:
+        """A fixed addition the request does not spell out (kind `hidden`, no cache block)."""
+        self.segments.append(
+            Segment("hidden", f"[{label}: {tokens} tokens, {why}]", tokens, source, label)
+        )
+
+
+@dataclass(frozen=True)
+class _Pending:
+    copy: Any

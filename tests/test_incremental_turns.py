@@ -1,0 +1,179 @@
+"""A turn reuses earlier work, and the result is byte-identical to a from-scratch computation.
+
+Random sessions (user, assistant, tool calls and results, tool_search markers, system prompt
+updates), with registry edits, provider switches and profile overrides between requests: every
+request's body, model context and cache prediction must equal what a cold computation gives
+(the rendering memo off, validation from scratch). In-place edits of a tool definition, a system
+section or an old message must show up in the next request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook.cache import CacheAnalyzer
+from dtl_notebook.context.model import model_context, unremembered
+from dtl_notebook.wire import build_request, validate_payload
+
+WORDS = "weather order eta invoice refund flight hotel email report chart".split()
+MODES: list[tuple[str, str, dict[str, Any]]] = [
+    ("anthropic", "claude-opus-4-8", {}),
+    ("anthropic", "claude-opus-4-8", {"search": "native-bm25"}),
+    ("anthropic", "claude-opus-4-8", {"cache": "explicit"}),
+    ("openai-responses", "gpt-5.4", {"load_mode": "additional_tools"}),
+    ("openai-responses", "gpt-5.4", {"load_mode": "tool_search"}),
+    ("openai-responses", "gpt-5.4", {"search": "hosted"}),
+    ("openai-chat", "gpt-5.4", {}),
+    ("kimi", "kimi-k2.5", {}),
+]
+PROFILES: list[dict[str, Any] | None] = [
+    None,
+    {"deferred_placeholder": False},
+    {"mid_conversation_system": False},
+    {"tool_reference": False, "additional_tools": False},
+]
+
+
+def _tool(i: int, text: str = "") -> Tool:
+    a, b = WORDS[i % len(WORDS)], WORDS[(i * 3 + 1) % len(WORDS)]
+    props = {f"{a}_id": {"type": "string", "description": f"The {a} {text}".strip()}}
+    return Tool(
+        f"{a}_{b}_{i}",
+        description=f"{a} {b} tool {i} {text}".strip(),
+        parameters={"type": "object", "properties": props, "required": list(props)},
+        execute=lambda **_: f"{a} done",
+    )
+
+
+ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("user"), st.sampled_from(WORDS)),
+        st.tuples(st.just("assistant"), st.sampled_from(WORDS)),
+        st.tuples(st.just("search"), st.sampled_from(WORDS)),
+        st.tuples(st.just("call"), st.integers(0, 11)),
+        st.tuples(st.just("section"), st.sampled_from(WORDS)),
+        st.tuples(st.just("redefine"), st.integers(0, 11)),
+        st.tuples(st.just("request"), st.integers(0, len(MODES) * len(PROFILES) - 1)),
+    ),
+    min_size=4,
+    max_size=30,
+)
+
+
+def _apply(session: Session, action: tuple[str, Any], step: int) -> None:
+    kind, value = action
+    if kind == "user":
+        session.user(f"please {value} {step}")
+    elif kind == "assistant":
+        session.assistant(f"noted {value} {step}")
+    elif kind == "search":
+        call = ToolCall(id=f"s{step}", name="tool_search", arguments={"query": value})
+        session.assistant(tool_calls=[call])
+        session.execute(call)
+    elif kind == "call":
+        name = _tool(value).name
+        call = ToolCall(id=f"c{step}", name=name, arguments={f"{name.split('_')[0]}_id": "x"})
+        session.assistant(tool_calls=[call])
+        session.execute(call)
+    elif kind == "section":
+        session.prompt["notes"] = f"remember {value} {step}"
+    elif kind == "redefine":
+        session.registry.register(_tool(value, f"v{step}"), replace=True)
+
+
+def _warm_and_cold(
+    session: Session,
+    mode: tuple[str, str, dict[str, Any]],
+    profile: dict[str, Any] | None,
+    warm: CacheAnalyzer,
+    cold: CacheAnalyzer,
+) -> None:
+    provider, model, options = mode
+    try:
+        request = build_request(session, provider, model, profile=profile, **options)
+    except ValueError as error:  # an unsupported combination fails the same way from scratch
+        with unremembered():
+            try:
+                build_request(session, provider, model, profile=profile, **options)
+            except ValueError as again:
+                assert str(again) == str(error)
+                return
+        raise AssertionError(f"warm build failed, cold build did not: {error}") from None
+    context = model_context(request)
+    entry = warm.add(request)
+    with unremembered():
+        scratch = build_request(
+            session, provider, model, profile=profile, validate=False, **options
+        )
+        validate_payload(scratch.payload, provider, cached=False)
+        scratch_context = model_context(scratch)
+        scratch_entry = cold.add(scratch)
+    assert request.json() == scratch.json()
+    assert request.load_points == scratch.load_points and request.notes == scratch.notes
+    assert context.segments == scratch_context.segments
+    assert context.notes == scratch_context.notes
+    assert entry.context.segments == scratch_entry.context.segments
+    figures = ("total_tokens", "cached_tokens", "written_tokens", "uncached_tokens")
+    assert [getattr(entry, f) for f in figures] == [getattr(scratch_entry, f) for f in figures]
+    assert entry.cache_break == scratch_entry.cache_break
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ACTIONS)
+def test_incremental_equals_from_scratch(actions: list[tuple[str, Any]]) -> None:
+    session = Session(system="You help.", tools=[_tool(i) for i in range(12)])
+    warm, cold = CacheAnalyzer(), CacheAnalyzer()
+    last = 0
+    for step, action in enumerate(actions):
+        if action[0] == "request":
+            last = action[1]
+            mode, profile = MODES[last % len(MODES)], PROFILES[last // len(MODES)]
+            _warm_and_cold(session, mode, profile, warm, cold)
+        else:
+            _apply(session, action, step)
+    session.user("last turn")
+    _warm_and_cold(session, MODES[last % len(MODES)], None, warm, cold)
+
+
+def _session() -> Session:
+    session = Session(system="You help.", tools=[_tool(i) for i in range(12)])
+    for step, action in enumerate(
+        [("user", "order"), ("search", "order"), ("call", 1), ("assistant", "ok"), ("user", "eta")]
+    ):
+        _apply(session, action, step)
+    return session
+
+
+def _first_user(session: Session) -> Any:
+    return next(m for m in session.messages if type(m).__name__ == "UserMessage")
+
+
+def test_in_place_edits_are_seen() -> None:
+    """Editing a tool's schema, a system section or an old message in place changes the next
+    request, its model context and the cache prediction (a break), never a stale replay."""
+    for provider, model, options in MODES:
+        session = _session()
+        analyzer = CacheAnalyzer()
+        first = build_request(session, provider, model, **options)
+        before = model_context(first)
+        analyzer.add(first)
+        edits = [
+            lambda s: s.registry.get("tool_search").parameters.setdefault("title", "edited"),
+            lambda s: s.prompt.__setitem__("preamble", "You help a lot."),
+            lambda s: _first_user(s).content[0].__dict__.__setitem__("text", "please edited 0"),
+        ]
+        for edit in edits:
+            edit(session)
+            request = build_request(session, provider, model, **options)
+            with unremembered():
+                scratch = build_request(session, provider, model, validate=False, **options)
+                scratch_context = model_context(scratch)
+            context = model_context(request)
+            assert request.json() == scratch.json()
+            assert context.segments == scratch_context.segments
+            assert analyzer.add(request).context.segments == scratch_context.segments
+        assert [s.text for s in model_context(request).segments] != [s.text for s in before]
