@@ -1,9 +1,11 @@
-"""Calibrate the Claude token estimate against input tokens the API reported.
+"""Calibrate the Claude and OpenAI token estimates against input tokens the APIs reported.
 
 Prints, per real recorded request with tools, the `model_context` total against the reported input
 (input + cache_read + cache_creation), the median and 90th-percentile absolute error, then refits
 the constants of `dtl_notebook/context/data/calibration.json` by least squares on relative error
 (in-sample, and leave-one-conversation-out so the figure is not only a fit to itself).
+The OpenAI part does the same for per-message framing, the function-section framing and the
+client tool-search prompt (function definitions count as the declarations the model sees).
 Run: `python benchmarks/calibrate.py` from the repository root.
 """
 
@@ -21,8 +23,15 @@ from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.model import FRAMED_KINDS
 from dtl_notebook.context.tokens import get_encoding
-from tests.usage_pairs import UsagePair, calibration_pairs, summary
+from tests.usage_pairs import (
+    UsagePair,
+    calibration_pairs,
+    openai_calibration_pairs,
+    openai_pairs,
+    summary,
+)
 
+OPENAI_PARAMETERS = ("per_message", "functions_end", "client_tool_search_prompt")
 PARAMETERS = ("factor", "unpublished auto", "unpublished any", "per_block", "bm25", "regex")
 
 
@@ -98,5 +107,63 @@ def main() -> None:
     )
 
 
+def openai_features(pair: UsagePair) -> tuple[list[float], float]:
+    """(the fitted features of one OpenAI request, the tokens of everything not fitted)."""
+    ctx = model_context(pair.body, provider=pair.provider)
+    framed = sum(1 for s in ctx if s.kind in FRAMED_KINDS)
+    per_message = calibration()["openai"]["per_message"]
+    fixed = sum(s.tokens for s in ctx if s.kind != "hidden") - per_message * framed
+    tools = pair.body.get("tools") or []
+    client = any(t.get("type") == "tool_search" and t.get("execution") == "client" for t in tools)
+    return [framed, float(bool(tools)), float(client)], fixed
+
+
+def openai_main() -> None:
+    every = openai_pairs()
+    print(f"\nOpenAI\n{'request':70} predicted reported  error")
+    for p in every:
+        note = f"  (left out: {p.unmodelled[:40]}...)" if p.unmodelled else ""
+        print(
+            f"{p.source[-70:]:70} {p.predicted():9,} {p.reported:8,} {100 * p.error():5.1f} %{note}"
+        )
+    pairs = openai_calibration_pairs()
+    median, p90 = summary(pairs)
+    worst = max(100 * p.error() for p in pairs)
+    print(f"\nshipped: median {median:.1f} %, p90 {p90:.1f} %, worst {worst:.1f} % on {len(pairs)}")
+    every_tools = [p for p in every if p.with_tools]
+    print(
+        "with the left-out gpt-4o Responses recordings: median {:.1f} %, p90 {:.1f} % on {}".format(
+            *summary(every_tools), len(every_tools)
+        )
+    )
+    rows, targets, groups = [], [], []
+    for p in pairs:
+        row, fixed = openai_features(p)
+        rows.append(row)
+        targets.append(p.reported - fixed)
+        groups.append(p.source.split(" (")[0].split(" [")[0])
+    coefficients = fit(rows, targets)
+    pairs_text = (f"{n} {c:.2f}" for n, c in zip(OPENAI_PARAMETERS, coefficients, strict=True))
+    print("refit:", ", ".join(pairs_text))
+    errors = []
+    for group in dict.fromkeys(groups):
+        train = [i for i, g in enumerate(groups) if g != group]
+        seen = [any(rows[i][k] for i in train) for k in range(len(OPENAI_PARAMETERS))]
+        test = [i for i, g in enumerate(groups) if g == group]
+        if any(rows[i][k] and not seen[k] for i in test for k in range(len(OPENAI_PARAMETERS))):
+            continue  # the only conversation with client tool search: nothing else can fit it
+        c = fit([rows[i] for i in train], [targets[i] for i in train])
+        for i in test:
+            predicted = float(np.dot(c, rows[i])) + pairs[i].reported - targets[i]
+            errors.append(100 * abs(predicted - pairs[i].reported) / pairs[i].reported)
+    errors.sort()
+    print(
+        f"leave-one-conversation-out: median |error| {statistics.median(errors):.1f} %, "
+        f"p90 {errors[round(0.9 * (len(errors) - 1))]:.1f} %, max {max(errors):.1f} % "
+        f"on {len(errors)} requests"
+    )
+
+
 if __name__ == "__main__":
     main()
+    openai_main()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -14,14 +15,14 @@ from hypothesis import strategies as st
 pytest.importorskip("pydantic_ai")  # the `bench` extra
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from agent_overhead import MODES, overhead_ms  # noqa: E402
-from cache_workload import STRATEGIES, row, script_steps  # noqa: E402
-from prefix_metrics import render  # noqa: E402
-from pydantic_peer import PEERS, _hosted_search_paths, run_peer  # noqa: E402
-from workload_script import conversation  # noqa: E402
+from agent_overhead import MODES, overhead_ms
+from cache_workload import STRATEGIES, row, script_steps
+from prefix_metrics import render
+from pydantic_peer import PEERS, _hosted_search_paths, run_peer
+from workload_script import conversation
 
-from dtl_notebook.live import demo_catalog  # noqa: E402
-from dtl_notebook.live.catalog import core_tool_names  # noqa: E402
+from dtl_notebook.live import demo_catalog
+from dtl_notebook.live.catalog import core_tool_names
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 TURNS = 4  # two discoveries (turns 0 and 3) and two follow-ups
@@ -46,7 +47,7 @@ def test_pydantic_ai_plays_the_workload_and_keeps_the_prefix(tools: list, peer: 
     assert deferred == {t.name for t in tools} - set(core_tool_names())
     # each request's cacheable bytes start with the whole previous request's
     renders = [render(b, provider) for b in bodies]
-    assert all(now.startswith(before) for before, now in zip(renders, renders[1:], strict=False))
+    assert all(now.startswith(before) for before, now in pairwise(renders))
     figures = row(outcome)
     assert figures["breaks_bytes"] == 0 and figures["retention_bytes"] == 1.0
     # the discovered tools are revealed in history, at the search result

@@ -1,7 +1,8 @@
 """A turn reuses earlier work, and the result is byte-identical to a from-scratch computation.
 
 Random sessions (user, assistant, tool calls and results, tool_search markers, system prompt
-updates), with registry edits, provider switches and profile overrides between requests: every
+updates), with registry edits through every public path (register, redefine, unregister) and
+active-set shrinks, provider switches and profile overrides between requests: every
 request's body, model context and cache prediction must equal what a cold computation gives
 (the rendering memo off, validation from scratch). In-place edits of a tool definition, a system
 section or an old message must show up in the next request.
@@ -57,6 +58,9 @@ ACTIONS = st.lists(
         st.tuples(st.just("call"), st.integers(0, 11)),
         st.tuples(st.just("section"), st.sampled_from(WORDS)),
         st.tuples(st.just("redefine"), st.integers(0, 11)),
+        st.tuples(st.just("register"), st.integers(12, 15)),
+        st.tuples(st.just("unregister"), st.integers(0, 15)),
+        st.tuples(st.just("deactivate"), st.integers(0, 15)),
         st.tuples(st.just("request"), st.integers(0, len(MODES) * len(PROFILES) - 1)),
     ),
     min_size=4,
@@ -83,6 +87,12 @@ def _apply(session: Session, action: tuple[str, Any], step: int) -> None:
         session.prompt["notes"] = f"remember {value} {step}"
     elif kind == "redefine":
         session.registry.register(_tool(value, f"v{step}"), replace=True)
+    elif kind == "register" and _tool(value).name not in session.registry:
+        session.registry.register(_tool(value))
+    elif kind == "unregister" and _tool(value).name in session.registry:
+        session.registry.unregister(_tool(value).name)
+    elif kind == "deactivate":
+        session.set_active_tools(n for n in session.active_tools if n != _tool(value).name)
 
 
 def _warm_and_cold(

@@ -509,3 +509,18 @@ def test_timeline_counts_the_tools_each_request_adds() -> None:
     # the shipping tools enter at request 2, the weather tools at request 5; later requests
     # carry the same load points and add nothing
     assert loads == [0, 5, 0, 0, 5, 0]
+
+
+def test_the_state_pane_reports_the_catalog_size_and_the_context_pane_the_providers_diagnosis() -> (
+    None
+):
+    from dtl_notebook.live import Agent
+    from dtl_notebook.live.demos import demo_session
+    from dtl_notebook.notebook import AgentView
+
+    agent = Agent(demo_session(), "anthropic", "claude-sonnet-4-6", diagnostics=True)
+    agent.run("What's the weather in Paris?")
+    bundle = AgentView(agent)._repr_mimebundle_()
+    html = (bundle[0] if isinstance(bundle, tuple) else bundle)["text/html"]
+    assert re.search(r"tool_catalog</code> \([\d,]+ tokens, [\d,]+ chars; 20 groups listed\)", html)
+    assert "provider's diagnosis: hit" in html and ">agree</b> with the prediction" in html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from typing import Any
 
 import anthropic
 import httpx2
@@ -13,7 +14,7 @@ import pytest
 from dtl_notebook import Session, Tool
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.transport import SDKTransport
-from dtl_notebook.wire import build_request
+from dtl_notebook.wire import WireRequest, build_request
 
 MODELS = {
     "anthropic": "claude-opus-4-8",
@@ -24,16 +25,18 @@ MODELS = {
 
 
 class _Recording(httpx2.BaseTransport):
-    def __init__(self, inner: httpx2.BaseTransport) -> None:
-        self.inner, self.seen = inner, list[httpx2.Request]()
+    """Passes every request to an emulator and keeps it for inspection."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator, self.seen = emulator, list[httpx2.Request]()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         self.seen.append(request)
-        return self.inner.handle_request(request)
+        return self.emulator.transport.handle_request(request)
 
 
 def _transport(provider: str) -> tuple[SDKTransport, _Recording]:
-    recording = _Recording(Emulator(provider).transport)
+    recording = _Recording(Emulator(provider))
     http = httpx2.Client(transport=recording)
     if provider == "anthropic":
         client = anthropic.Anthropic(
@@ -90,3 +93,21 @@ def test_the_sdk_does_not_re_transform_the_body(monkeypatch: pytest.MonkeyPatch)
     transport, recording = _transport("openai-responses")
     transport.send(request)
     assert calls == [] and len(recording.seen) == 1
+
+
+def test_transport_sends_the_beta_header_through_the_beta_resource() -> None:
+    transport, recording = _transport("anthropic")
+    emulator = recording.emulator
+    user = {"role": "user", "content": "hi"}
+    body: dict[str, Any] = {"model": "claude-opus-4-8", "max_tokens": 64, "messages": [user]}
+    body["context_management"] = {"edits": [{"type": "clear_tool_uses_20250919"}]}
+    reply = transport.send(WireRequest("anthropic", "claude-opus-4-8", body, "custom"))
+    assert reply["role"] == "assistant"
+    sent = recording.seen[-1]
+    assert sent.headers["anthropic-beta"] == "context-management-2025-06-27"
+    assert sent.url.path == "/v1/messages"  # the emulator routes by path (a query is ignored)
+    assert emulator.requests[-1] == body  # the header is not in the body
+    transport.send(WireRequest("anthropic", "claude-opus-4-8", {**body, "stream": False}, "x"))
+    plain = {k: v for k, v in body.items() if k != "context_management"}
+    transport.send(WireRequest("anthropic", "claude-opus-4-8", plain, "custom"))
+    assert "anthropic-beta" not in recording.seen[-1].headers

@@ -6,13 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import httpx2
 import pytest
 
 from dtl_notebook import Session
-from dtl_notebook.live.emulator import Emulator
-from dtl_notebook.live.transport import SDKTransport
 from dtl_notebook.wire import WireRequest, build_request
 from dtl_notebook.wire.betas import (
     BLOCK_BETAS,
@@ -158,38 +154,3 @@ def test_wire_request_derives_its_betas() -> None:
     request = WireRequest("anthropic", "claude-opus-4-8", _mcp_body(), "custom")
     assert request.betas == ["mcp-client-2025-11-20"]
     assert "betas=['mcp-client-2025-11-20']" in repr(request)
-
-
-class _Recording(httpx2.BaseTransport):
-    """Passes every request to the emulator and keeps it for inspection."""
-
-    def __init__(self, inner: httpx2.BaseTransport) -> None:
-        self.inner, self.seen = inner, list[httpx2.Request]()
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        self.seen.append(request)
-        return self.inner.handle_request(request)
-
-
-def test_transport_sends_the_beta_header_through_the_beta_resource() -> None:
-    emulator = Emulator("anthropic")
-    recording = _Recording(emulator.transport)
-    client = anthropic.Anthropic(
-        api_key="emulator-no-key",
-        base_url="http://emulator.invalid",
-        http_client=httpx2.Client(transport=recording),
-        max_retries=0,
-    )
-    transport = SDKTransport("anthropic", client, "emulator")
-    body = {"model": "claude-opus-4-8", "max_tokens": 64, "messages": [USER]}
-    body["context_management"] = {"edits": [{"type": "clear_tool_uses_20250919"}]}
-    reply = transport.send(WireRequest("anthropic", "claude-opus-4-8", body, "custom"))
-    assert reply["role"] == "assistant"
-    sent = recording.seen[-1]
-    assert sent.headers["anthropic-beta"] == "context-management-2025-06-27"
-    assert sent.url.path == "/v1/messages"  # the emulator routes by path (a query is ignored)
-    assert emulator.requests[-1] == body  # the header is not in the body
-    transport.send(WireRequest("anthropic", "claude-opus-4-8", {**body, "stream": False}, "x"))
-    plain = {k: v for k, v in body.items() if k != "context_management"}
-    transport.send(WireRequest("anthropic", "claude-opus-4-8", plain, "custom"))
-    assert "anthropic-beta" not in recording.seen[-1].headers

@@ -1,12 +1,15 @@
-"""Real Anthropic request bodies paired with the input tokens the API reported for them.
+"""Real request bodies paired with the input tokens the API reported for them.
 
-Two sources:
+Anthropic, two sources:
 - `../shared/fixtures/real/anth_sdk/*.json` (recorded by anthropics/anthropic-sdk-python, read at
   run time; absent folder -> no pairs from it);
 - `tests/data/anthropic_usage_pairs.json`: request bodies and usage figures excerpted from public
   recordings (pydantic/pydantic-ai cassettes, vercel/ai fixtures), each naming its source.
 
 "Reported" is input + cache_read + cache_creation tokens: the whole input the model saw.
+
+OpenAI: `tests/data/openai_usage_pairs.json`, excerpts of pydantic/pydantic-ai cassettes (Responses
+`usage.input_tokens` or the `responses/input_tokens` count; Chat Completions `usage.prompt_tokens`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dtl_notebook.context import model_context
 
 SHARED_REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 EMBEDDED = Path(__file__).resolve().parent / "data" / "anthropic_usage_pairs.json"
+OPENAI_EMBEDDED = Path(__file__).resolve().parent / "data" / "openai_usage_pairs.json"
 # Server tools whose prompts model_context does not size (they run to thousands of tokens).
 _UNMODELLED_SERVER_TOOLS = ("web_search", "web_fetch", "code_execution", "bash_", "text_editor")
 
@@ -32,6 +36,8 @@ class UsagePair:
     source: str
     body: dict[str, Any]
     reported: int
+    provider: str = "anthropic"
+    excluded: str | None = None  # why the recording is outside the model, as its data says
 
     @property
     def with_tools(self) -> bool:
@@ -40,6 +46,8 @@ class UsagePair:
     @property
     def unmodelled(self) -> str | None:
         """Why this request is outside what the estimate covers, or None."""
+        if self.excluded:
+            return self.excluded
         if "output_config" in self.body:
             return "structured-output prompt (output_config) is not modelled"
         for tool in self.body.get("tools") or []:
@@ -50,7 +58,7 @@ class UsagePair:
         return None
 
     def predicted(self) -> int:
-        return model_context(self.body, provider="anthropic").total_tokens
+        return model_context(self.body, provider=self.provider).total_tokens
 
     def error(self) -> float:
         """|predicted - reported| / reported."""
@@ -100,8 +108,27 @@ def embedded_pairs() -> list[UsagePair]:
 
 
 def calibration_pairs() -> list[UsagePair]:
-    """Requests with tools that the estimate covers, from both sources."""
+    """Anthropic requests with tools that the estimate covers, from both sources."""
     return [p for p in sdk_pairs() + embedded_pairs() if p.with_tools and p.unmodelled is None]
+
+
+def openai_pairs() -> list[UsagePair]:
+    """Every embedded OpenAI request (Responses and Chat Completions), excluded ones included."""
+    pairs = []
+    for conversation in json.loads(OPENAI_EMBEDDED.read_text())["conversations"]:
+        provider = conversation["provider"]
+        key = "input" if provider == "openai-responses" else "messages"
+        for items, reported in conversation["turns"]:
+            body = {**conversation["body"], key: conversation["body"][key][:items]}
+            source = f"{conversation['source']} [{items}]"
+            excluded = conversation.get("unmodelled")
+            pairs.append(UsagePair(source, body, reported, provider, excluded))
+    return pairs
+
+
+def openai_calibration_pairs() -> list[UsagePair]:
+    """OpenAI requests with tools that the estimate covers."""
+    return [p for p in openai_pairs() if p.with_tools and p.unmodelled is None]
 
 
 def summary(pairs: list[UsagePair]) -> tuple[float, float]:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import bm25s
+import numpy as np
 
 from dtl_notebook.agent.checks import positive_int, shown
 from dtl_notebook.agent.errors import DtlError
@@ -89,9 +90,19 @@ class BM25Engine:
             raise SearchQueryError("query has no searchable words (letters or digits)")
         if self._bm25 is None:
             return []
-        scores = self._bm25.get_scores(terms).tolist()
-        ranked = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))
-        return [self._names[i] for i in ranked[:limit]]
+        return [self._names[i] for i in top_positive(self._bm25.get_scores(terms), limit)]
+
+
+def top_positive(scores: np.ndarray[Any, Any], limit: int) -> list[int]:
+    """Indexes of the `limit` best positive scores, best first, ties by index: only the
+    candidates at or above the limit-th best score are sorted (a query touches a few
+    thousand of 10,000 documents, and sorting them all in Python cost more than scoring)."""
+    hits = np.flatnonzero(scores > 0)
+    if len(hits) > limit:
+        threshold = np.partition(scores[hits], len(hits) - limit)[len(hits) - limit]
+        hits = hits[scores[hits] >= threshold]
+    order = np.lexsort((hits, -scores[hits]))
+    return [int(i) for i in hits[order][:limit]]
 
 
 class RegexEngine:

@@ -79,13 +79,18 @@ class ToolSpec(BaseModel):
             raise ToolDefinitionError.from_validation(data.get("name"), exc) from None
 
     def spec(self) -> ToolSpec:
-        """The definition alone, without any implementation."""
-        return ToolSpec.model_validate(self.model_dump(include=set(ToolSpec.model_fields)))
+        """The definition alone, without any implementation (a fresh copy: editing the
+        tool's `parameters` afterwards does not change it)."""
+        # validated when this tool was built; model_dump copies, so no need to re-check
+        return ToolSpec.model_construct(**self.model_dump(include=_SPEC_FIELDS))
 
     @property
     def summary(self) -> str:
         """The first line of the description."""
         return self.description.strip().splitlines()[0] if self.description.strip() else ""
+
+
+_SPEC_FIELDS: set[str] = set(ToolSpec.model_fields)  # never mutated
 
 
 class Tool(ToolSpec):
@@ -96,7 +101,7 @@ class Tool(ToolSpec):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolSpec):
             return NotImplemented
-        return self.spec().model_dump() == other.spec().model_dump()
+        return self.model_dump(include=_SPEC_FIELDS) == other.model_dump(include=_SPEC_FIELDS)
 
     __hash__ = None  # type: ignore[assignment]
 

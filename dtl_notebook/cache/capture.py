@@ -104,12 +104,7 @@ def _jsonl(text: str, name: str) -> list[Exchange]:
         if not line.strip():
             continue
         where = f"{name}:{number}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaptureError(f"{where}: not JSON ({exc.msg})") from None
-        if not isinstance(item, dict):
-            raise CaptureError(f"{where}: expected a JSON object")
+        item = _json_body(line, where)
         if "request" in item:
             exchange = _pair(item, where, "")
             if exchange is not None:

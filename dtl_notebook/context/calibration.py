@@ -1,9 +1,10 @@
 """What providers add around the request text, and how far our token figures can be trusted.
 
 The constants live in `data/calibration.json`: published figures (Anthropic's tool-use system
-prompt table, OpenAI's cookbook per-message constants) and fitted ones (the Claude scale factor
-and framing overheads, fitted by `benchmarks/calibrate.py` against input tokens the APIs reported
-for real recorded requests). Each figure names its source there.
+prompt table) and fitted ones (the Claude scale factor and framing overheads, OpenAI's
+per-message and function-section framing and client tool-search prompt, fitted by
+`benchmarks/calibrate.py` against input tokens the APIs reported for real recorded
+requests). Each figure names its source there.
 """
 
 from __future__ import annotations
@@ -79,5 +80,11 @@ def estimate_for(provider: str, method: str) -> Estimate:
             int(fit["requests"]),
         )
     if provider in ("openai-responses", "openai-chat"):
-        return Estimate(f"{method} + cookbook message framing", False)
+        fit = calibration()["openai"]["fit"]
+        return Estimate(
+            f"{method}, functions as declarations + fitted framing",
+            False,
+            float(fit["p90_abs_error_pct"]),
+            int(fit["requests"]),
+        )
     return Estimate(method, False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.context.calibration import calibration
+from dtl_notebook.context.openai_functions import count_as_declaration
 from dtl_notebook.context.segments import Collector, content_text, dump, strip
 
 HIDDEN_NOTE = "OpenAI adds hidden system content ahead of the tools; it is not counted here"
@@ -33,27 +34,28 @@ def _responses_tool(tool: dict[str, Any], source: str, out: Collector) -> None:
                     f"{source}.tools.{i}",
                     label=f"{tool.get('name')}.{member.get('name')}",
                 )
+                count_as_declaration(out, member)
     elif kind == "function" and tool.get("defer_loading"):
         summary = {"name": tool.get("name"), "description": tool.get("description")}
         out.add("tool_summary", dump(summary), source, label=str(tool.get("name")))
+        count_as_declaration(out, summary)
     else:
         out.add("tool_schema", _function_text(tool), source, label=str(tool.get("name", kind)))
+        count_as_declaration(out, tool)
 
 
 def _hidden(tools: list[Any], history: str, out: Collector) -> None:
-    """OpenAI's documented framing, and the hosted tool-search prompt (size unknown)."""
+    """The fitted framing (`calibration.json` "openai") and the tool-search prompts."""
     data = calibration()["openai"]
-    out.hidden("reply priming", int(data["reply_priming"]), history, "OpenAI cookbook")
+    out.hidden("reply priming", int(data["reply_priming"]), history, "fitted")
     if tools:
-        out.hidden(
-            "end of function definitions", int(data["functions_end"]), "tools", "OpenAI cookbook"
-        )
+        out.hidden("function definitions framing", int(data["functions_end"]), "tools", "fitted")
     for i, tool in enumerate(tools):
-        if (
-            isinstance(tool, dict)
-            and tool.get("type") == "tool_search"
-            and tool.get("execution") != "client"
-        ):
+        if isinstance(tool, dict) and tool.get("type") == "tool_search":
+            if tool.get("execution") == "client":
+                tokens = int(data["client_tool_search_prompt"])
+                out.hidden("client tool-search prompt", tokens, f"tools.{i}", "fitted")
+                continue
             out.hidden("hosted tool-search prompt", 0, f"tools.{i}", "size not published")
             out.notes.append(
                 "OpenAI's hosted tool search adds a prompt of unpublished size; counted as 0"
@@ -74,6 +76,7 @@ def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
                 load_point=path,
                 new_block=False,
             )
+            count_as_declaration(out, tool)
             continue
         summary = {"namespace": tool.get("name"), "description": tool.get("description")}
         out.add(
@@ -93,6 +96,7 @@ def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
                 load_point=path,
                 new_block=False,
             )
+            count_as_declaration(out, member)
 
 
 def render_responses(payload: dict[str, Any], out: Collector) -> None:
@@ -140,7 +144,10 @@ def _responses_item(
     elif kind == "message":
         out.add("message", content_text(item.get("content")), path, label=str(role), role=role)
     else:
-        out.add("message", dump(item), path, label=kind, role="assistant")
+        # Item ids, call ids and statuses are bookkeeping: fitting real usage shows the model
+        # does not see them (benchmarks/calibrate.py).
+        shown = strip(item, "id", "call_id", "status", "type", "execution")
+        out.add("message", dump(shown), path, label=kind, role="assistant")
 
 
 def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
@@ -155,6 +162,8 @@ def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
                 f"tools.{i}",
                 label=str((tool.get("function") or {}).get("name", "")),
             )
+            if provider == "openai-chat":
+                count_as_declaration(out, tool.get("function", tool))
     first_turn = True
     for m, message in enumerate(payload.get("messages") or []):
         role = message.get("role")
@@ -177,7 +186,7 @@ def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
                 text = content_text(message.get("content"))
                 calls = message.get("tool_calls")
                 if calls:
-                    text += dump(calls)
+                    text += dump([call.get("function", call) for call in calls])
                 out.add("message", text, f"messages.{m}", label=str(role), role=role)
 
 

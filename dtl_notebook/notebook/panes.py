@@ -17,6 +17,7 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.cache.analyze import CacheBreak
 from dtl_notebook.context.model import Segment
+from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.notebook.html import (
     BREAK,
     CARRIER,
@@ -173,8 +174,12 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
         _names(hidden, "more active tools") if hidden else "",
         heading("System prompt sections the model holds"),
     ]
+    counter = encoding_for(rec.provider, rec.model)
     for name, text in st.sections.items():
-        summary = f"<code>{esc(name)}</code> ({len(text):,} chars)"
+        size = f"{counter.count(text):,} tokens, {len(text):,} chars"
+        if name == "tool_catalog":
+            size += f"; {_catalog_lines(text)}"
+        summary = f"<code>{esc(name)}</code> ({esc(size)})"
         parts.append(bodies.details(summary, f"state:section:{name}"))
     parts.append(heading(f"Transcript ({len(rec.messages)} messages)"))
     marked = {lp.message_index for lp in recent_loads(rec)}
@@ -184,6 +189,25 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
             continue
         parts.append(_message_row(entry, rec.messages[entry], paths))
     return "".join(parts)
+
+
+def _catalog_lines(text: str) -> str:
+    entries = [line for line in text.splitlines() if line.startswith("- ")]
+    grouped = any(" tools)" in line or " tool)" in line for line in entries)
+    return f"{len(entries)} {'groups' if grouped else 'tools'} listed"
+
+
+def diagnosis_html(rec: RequestRecord) -> str:
+    """The provider's own cache diagnosis next to the prediction, when the response had one."""
+    diagnosis = rec.cache.diagnosis
+    if diagnosis is None:
+        return ""
+    verdict = rec.cache.diagnosis_agreement
+    color = {"agree": "#1a7f37", "disagree": "#cf222e"}.get(verdict, "inherit")
+    return (
+        f'<div class="dtl-muted">provider\'s diagnosis: {esc(str(diagnosis))} · '
+        f'<b style="color:{color}">{esc(verdict)}</b> with the prediction</div>'
+    )
 
 
 def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
@@ -413,8 +437,9 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
     if diverged is not None:
         keep.add(diverged)
     parts = [
-        f'<div class="dtl-muted">{len(segments)} segments · '
-        f"{esc(ctx.estimate.describe(ctx.total_tokens))} · tokenizer {esc(ctx.tokenizer)}</div>"
+        f'<div class="dtl-muted" title="tokenizer: {esc(ctx.tokenizer)}">{len(segments)} segments'
+        f" · {esc(ctx.estimate.describe(ctx.total_tokens))}</div>",
+        diagnosis_html(rec),
     ]
     for entry in _windowed(len(segments), keep):
         if isinstance(entry, tuple):

@@ -141,7 +141,8 @@ class _Builder:
         loaded = set(hosted_loaded(self.plan.messages))
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
         entries: list[tuple[ToolSpec, bool]] = [(t, False) for t in immediate if t.name in shown]
-        entries += [(t, True) for t in self.registry if t.name not in shown | {TOOL_SEARCH}]
+        hidden = shown | {TOOL_SEARCH}
+        entries += [(t, True) for t in self.registry if t.name not in hidden]
         tools: list[JSON] = []
         groups: dict[str, JSON] = {}
         for tool, deferred in entries:

@@ -6,7 +6,7 @@ unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dtl_notebook.wire.explain import Path, fail, format_path, short
@@ -27,22 +27,24 @@ def is_kimi_carrier(msg: Any) -> bool:
     )
 
 
-def _dicts(value: Any) -> list[tuple[int, dict[str, Any]]]:
+def _dicts(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(index, item)`` for the dict items of a list (anything else yields nothing)."""
-    if not isinstance(value, list | tuple):
-        return []
-    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            if isinstance(item, dict):
+                yield i, item
 
 
-def _check_unique(provider: str, named: list[tuple[Path, Any]], what: str) -> None:
-    """Fail on the second occurrence of a name."""
-    first: dict[str, Path] = {}
-    for path, name in named:
+def _check_unique(provider: str, prefix: Path, named: Iterable[tuple[int, Any]], what: str) -> None:
+    """Fail on the second occurrence of a name; `named` holds (index under prefix, name)."""
+    first: dict[str, int] = {}
+    for i, name in named:
         if not isinstance(name, str):
             continue
         if name in first:
-            fail(provider, path, f"duplicate {what} {name!r} (first at {format_path(first[name])})")
-        first[name] = path
+            where = format_path((*prefix, first[name]))
+            fail(provider, (*prefix, i), f"duplicate {what} {name!r} (first at {where})")
+        first[name] = i
 
 
 def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
@@ -57,25 +59,7 @@ def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, di
 
 
 def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
-    tools = _dicts(payload.get("tools"))
-    _check_unique(provider, [(("tools", i), t.get("name")) for i, t in tools], "tool name")
-    if tools and all(t.get("defer_loading") is True for _, t in tools):
-        fail(provider, ("tools",), ALL_DEFERRED_MESSAGE)
-    for i, tool in tools:
-        if tool.get("defer_loading") is True and tool.get("cache_control") is not None:
-            fail(
-                provider,
-                ("tools", i, "cache_control"),
-                "a tool with defer_loading=true cannot have cache_control; "
-                "put the breakpoint on a non-deferred tool",
-            )
-    tool_names = {t["name"] for _, t in tools if isinstance(t.get("name"), str)}
-
-    breakpoints: list[tuple[Path, Any]] = [
-        (("tools", i, "cache_control"), t["cache_control"])
-        for i, t in tools
-        if t.get("cache_control") is not None
-    ]
+    tool_names, breakpoints = _check_anthropic_tools(payload.get("tools"), provider)
     for j, block in _dicts(payload.get("system")):
         for path, b in _nested_blocks(block, ("system", j)):
             if b.get("cache_control") is not None:
@@ -108,6 +92,46 @@ def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
     if payload.get("cache_control") is not None:
         breakpoints.append((("cache_control",), payload["cache_control"]))
     _check_breakpoints(provider, breakpoints)
+
+
+def _check_anthropic_tools(tools: Any, provider: str) -> tuple[set[str], list[tuple[Path, Any]]]:
+    """Unique names, not all deferred, no breakpoint on a deferred tool (in that order of
+    report), in one pass: a native-search body declares every registered tool. Returns the
+    tool names and the tools' breakpoints."""
+    names: dict[str, int] = {}
+    breakpoints: list[tuple[Path, Any]] = []
+    duplicate: tuple[int, str] | None = None
+    deferred_breakpoint: int | None = None
+    counted = deferred_count = 0
+    for i, tool in enumerate(tools if isinstance(tools, list | tuple) else ()):
+        if not isinstance(tool, dict):
+            continue
+        counted += 1
+        name = tool.get("name")
+        if isinstance(name, str):
+            if name in names and duplicate is None:
+                duplicate = (i, name)
+            names.setdefault(name, i)
+        deferred = tool.get("defer_loading") is True
+        deferred_count += deferred
+        if tool.get("cache_control") is not None:
+            if deferred and deferred_breakpoint is None:
+                deferred_breakpoint = i
+            breakpoints.append((("tools", i, "cache_control"), tool["cache_control"]))
+    if duplicate is not None:
+        i, name = duplicate
+        first = format_path(("tools", names[name]))
+        fail(provider, ("tools", i), f"duplicate tool name {name!r} (first at {first})")
+    if counted and deferred_count == counted:
+        fail(provider, ("tools",), ALL_DEFERRED_MESSAGE)
+    if deferred_breakpoint is not None:
+        fail(
+            provider,
+            ("tools", deferred_breakpoint, "cache_control"),
+            "a tool with defer_loading=true cannot have cache_control; "
+            "put the breakpoint on a non-deferred tool",
+        )
+    return set(names), breakpoints
 
 
 def _check_tool_result(
@@ -156,14 +180,14 @@ def _check_breakpoints(provider: str, breakpoints: list[tuple[Path, Any]]) -> No
 
 
 def _check_responses(payload: dict[str, Any], provider: str) -> None:
-    tools = _dicts(payload.get("tools"))
-    _check_unique(provider, [(("tools", i), t.get("name")) for i, t in tools], "tool name")
-    for i, tool in tools:
+    tools = payload.get("tools")
+    _check_unique(provider, ("tools",), ((i, t.get("name")) for i, t in _dicts(tools)), "tool name")
+    for i, tool in _dicts(tools):
         if tool.get("type") == "namespace":
-            members = _dicts(tool.get("tools"))
             _check_unique(
                 provider,
-                [(("tools", i, "tools", j), t.get("name")) for j, t in members],
+                ("tools", i, "tools"),
+                ((j, t.get("name")) for j, t in _dicts(tool.get("tools"))),
                 f"tool name in namespace {short(tool.get('name'))}",
             )
     # With server-side history the matching call lives in an earlier response.
@@ -197,20 +221,15 @@ def _check_responses(payload: dict[str, Any], provider: str) -> None:
             )
 
 
-def _chat_tool_names(
-    tools: list[tuple[int, dict[str, Any]]], prefix: Path
-) -> list[tuple[Path, Any]]:
-    named: list[tuple[Path, Any]] = []
-    for i, tool in tools:
+def _chat_tool_names(tools: Any) -> Iterator[tuple[int, Any]]:
+    for i, tool in _dicts(tools):
         spec = tool.get(tool.get("type") or "function")
         if isinstance(spec, dict):
-            named.append(((*prefix, i), spec.get("name")))
-    return named
+            yield i, spec.get("name")
 
 
 def _check_chat(payload: dict[str, Any], provider: str) -> None:
-    tools = _dicts(payload.get("tools"))
-    _check_unique(provider, _chat_tool_names(tools, ("tools",)), "function name")
+    _check_unique(provider, ("tools",), _chat_tool_names(payload.get("tools")), "function name")
     call_ids: set[Any] = set()
     for i, msg in _dicts(payload.get("messages")):
         role = msg.get("role")
@@ -224,9 +243,11 @@ def _check_chat(payload: dict[str, Any], provider: str) -> None:
                 "assistant tool_calls[].id",
             )
         elif provider == "kimi" and is_kimi_carrier(msg):
-            carried = _dicts(msg.get("tools"))
             _check_unique(
-                provider, _chat_tool_names(carried, ("messages", i, "tools")), "function name"
+                provider,
+                ("messages", i, "tools"),
+                _chat_tool_names(msg.get("tools")),
+                "function name",
             )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 from functools import cached_property
+from typing import Any
 
 from dtl_notebook.live.demo_tools.business import (
     COMPANY_DOMAIN,
@@ -94,12 +95,9 @@ class _World:
         return out
 
     def employee(self, employee_id: str) -> J:
-        key = employee_id.strip().lower() if isinstance(employee_id, str) else ""
-        if not re.fullmatch(r"emp_\d{3}", key):
-            raise ValueError(
-                f"invalid employee id {employee_id!r}: expected emp_<3 digits>, e.g. emp_012"
-            )
-        return self.employees.get(key) or _raise_unknown("employee", employee_id, "emp_012")
+        return _by_id(
+            self.employees, "employee", employee_id, r"emp_\d{3}", "emp_<3 digits>", "emp_012"
+        )
 
     @cached_property
     def customers(self) -> dict[str, J]:
@@ -130,12 +128,9 @@ class _World:
         return out
 
     def customer(self, customer_id: str) -> J:
-        key = customer_id.strip().lower() if isinstance(customer_id, str) else ""
-        if not re.fullmatch(r"cust_\d+", key):
-            raise ValueError(
-                f"invalid customer id {customer_id!r}: expected cust_<number>, e.g. cust_1001"
-            )
-        return self.customers.get(key) or _raise_unknown("customer", customer_id, "cust_1001")
+        return _by_id(
+            self.customers, "customer", customer_id, r"cust_\d+", "cust_<number>", "cust_1001"
+        )
 
     @cached_property
     def invoices(self) -> dict[str, J]:
@@ -175,12 +170,7 @@ class _World:
         return out
 
     def invoice(self, invoice_id: str) -> J:
-        key = invoice_id.strip().lower() if isinstance(invoice_id, str) else ""
-        if not re.fullmatch(r"inv_\d+", key):
-            raise ValueError(
-                f"invalid invoice id {invoice_id!r}: expected inv_<number>, e.g. inv_5004"
-            )
-        return self.invoices.get(key) or _raise_unknown("invoice", invoice_id, "inv_5004")
+        return _by_id(self.invoices, "invoice", invoice_id, r"inv_\d+", "inv_<number>", "inv_5004")
 
     @cached_property
     def stock(self) -> dict[tuple[str, str], int]:
@@ -213,12 +203,7 @@ class _World:
         return out
 
     def ticket(self, ticket_id: str) -> J:
-        key = ticket_id.strip().lower() if isinstance(ticket_id, str) else ""
-        if not re.fullmatch(r"tkt_\d+", key):
-            raise ValueError(
-                f"invalid ticket id {ticket_id!r}: expected tkt_<number>, e.g. tkt_1001"
-            )
-        return self.tickets.get(key) or _raise_unknown("ticket", ticket_id, "tkt_1001")
+        return _by_id(self.tickets, "ticket", ticket_id, r"tkt_\d+", "tkt_<number>", "tkt_1001")
 
     def lookup(self, table: dict[str, J], kind: str, key: str) -> J:
         """A record of a per-world table by id, or a clear error."""
@@ -251,3 +236,11 @@ def _totals(lines: list[J], tax_rate_percent: float, discount_percent: float) ->
         "tax": _money(tax),
         "total": _money(subtotal - discount + tax),
     }
+
+
+def _by_id(table: dict[str, J], kind: str, value: Any, pattern: str, shape: str, example: str) -> J:
+    """A record by its id (case and spaces ignored); a malformed or unknown id is a clear error."""
+    key = value.strip().lower() if isinstance(value, str) else ""
+    if not re.fullmatch(pattern, key):
+        raise ValueError(f"invalid {kind} id {value!r}: expected {shape}, e.g. {example}")
+    return table.get(key) or _raise_unknown(kind, value, example)
