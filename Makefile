@@ -35,4 +35,3 @@ test: unit lint
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
-	$(PY) benchmarks/view.py

@@ -2,7 +2,8 @@
 
 Speed rows (10,000-tool registry, search engines, per-turn analysis, the agent loop's own cost
 per request), benchmarks/turn_cost.py's table where it offers `rows()`, then the cache workload
-on both catalogs. pydantic-ai's runs (the bench extra) go to a worker process on the second core.
+on both catalogs, and the view at scale (benchmarks/view.py). pydantic-ai's runs (the bench
+extra) go to a worker process on the second core.
 """
 
 from __future__ import annotations
@@ -189,11 +190,15 @@ def _first_request_summary(rows: list[dict[str, Any]]) -> str:
 
 
 def main() -> None:
+    from memory import memory_rows  # both import this module's workload builders
+    from view import view_rows, view_table
+
     # the second core runs pydantic-ai, niced so the timed rows here win any contention
     with ProcessPoolExecutor(max_workers=1, initializer=os.nice, initargs=(10,)) as pool:
         peers = _start_peers(pool)
         rows = speed_rows()
         rows += overhead_rows(CATALOGS["2,000-tool catalog"]())
+        rows += memory_rows()
         speed = speed_table(rows)
         print(speed)
         turn_cost = _turn_cost_section()
@@ -205,9 +210,21 @@ def main() -> None:
         print(section)
     summary = _first_request_summary(tables["2,000-tool catalog"])
     print(summary)
+    view = view_table(view_rows())
+    print(view)
     text = "\n\n".join(
-        ["# Benchmark results", f"Machine: {machine()}", "## Speed", "```\n" + speed + "\n```",
-         *turn_cost, "## Cache workload (40 turns, 12 discoveries)", *sections, summary]
+        [
+            "# Benchmark results",
+            f"Machine: {machine()}",
+            "## Speed",
+            "```\n" + speed + "\n```",
+            *turn_cost,
+            "## Cache workload (40 turns, 12 discoveries)",
+            *sections,
+            summary,
+            "## The view at scale (Anthropic client search, ~2,000 tools)",
+            view,
+        ]
     )
     write_atomic(Path(__file__).with_name("RESULTS.md"), text + "\n")
 

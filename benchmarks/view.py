@@ -50,7 +50,8 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def main(requests: int = 200, extra_tools: int = 1800) -> None:
+def view_rows(requests: int = 200, extra_tools: int = 1800) -> list[tuple[str, str]]:
+    """What the view costs at scale, as (measure, value) rows."""
     agent = Agent(session(extra_tools), "anthropic", "claude-sonnet-4-6")
     view = AgentView(agent)
     sizes: list[int] = []
@@ -70,9 +71,9 @@ def main(requests: int = 200, extra_tools: int = 1800) -> None:
         agent.run(QUERIES[turn % len(QUERIES)].format(i=turn))
         turn += 1
     tools = len(agent.session.registry)
-    print(f"view: {len(agent.steps)} requests, {turn} turns, {tools} registered tools\n")
     first, last = sizes[:20], sizes[-20:]
     rows = [
+        ("session", f"{len(agent.steps)} requests, {turn} turns, {tools:,} registered tools"),
         (
             "bytes per update, median / p95 / max",
             f"{statistics.median(sizes):,.0f} / {p95(sizes):,.0f} / {max(sizes):,}",
@@ -106,10 +107,18 @@ def main(requests: int = 200, extra_tools: int = 1800) -> None:
             )
         )
         rows += browser_rows(path)
+    return rows
+
+
+def view_table(rows: list[tuple[str, str]]) -> str:
     width = max(len(r[0]) for r in rows)
-    print(f"| {'measure':<{width}} | value |\n|{'-' * (width + 2)}|-------|")
-    for name, value in rows:
-        print(f"| {name:<{width}} | {value} |")
+    lines = [f"| {'measure':<{width}} | value |", f"|{'-' * (width + 2)}|-------|"]
+    lines += [f"| {name:<{width}} | {value} |" for name, value in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(view_table(view_rows()))
 
 
 def browser_rows(path: Path) -> list[tuple[str, str]]:
