@@ -13,8 +13,10 @@ scripted policy as the dtl strategies, checked against the SDK's response model 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 from typing import Any
 
@@ -33,7 +35,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.toolsets import FunctionToolset
-from workload_script import CATALOGS, conversation
+from workload_script import CATALOGS, Turn, conversation
 
 import dtl_notebook
 from dtl_notebook.cache import analyze
@@ -150,11 +152,18 @@ def run_peer(
         capabilities=[ToolSearch()],
         model_settings=settings,
     )
-    history: list[ModelMessage] = []
-    for turn in turns:
-        history = agent.run_sync(turn.text, message_history=history).all_messages()
+    # pydantic-ai's models are async: play in a thread with a loop of its own, whatever loop
+    # the caller may be running (a notebook, Playwright's sync API in a test session)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, _play(agent, turns)).result()
     report = analyze(responder.bodies, provider=provider, model=model)
     return Outcome(label, provider, responder.bodies, report.entries, responder.refused)
+
+
+async def _play(agent: Agent[None, str], turns: list[Turn]) -> None:
+    history: list[ModelMessage] = []
+    for turn in turns:
+        history = (await agent.run(turn.text, message_history=history)).all_messages()
 
 
 def peer_table(title: str) -> list[dict[str, Any]]:
