@@ -17,7 +17,6 @@ import asyncio
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from itertools import pairwise
 from typing import Any
 
 import anthropic
@@ -78,17 +77,9 @@ class RecordingResponder:
         body = json.loads(request.content)
         self.bodies.append(body)
         answer = self.emulator.respond(body)
-        if self.provider == "openai-responses":
-            _hosted_search_paths(answer["output"])
         _RESPONSE_MODELS[self.provider].model_validate(answer)
         self.refused += REFUSAL in json.dumps(answer.get("content") or answer.get("output"))
         return httpx2.Response(200, json=answer)
-
-
-def _hosted_search_paths(output: list[JSON]) -> None:
-    for call, result in pairwise(output):
-        if call["type"] == "tool_search_call" and result["type"] == "tool_search_output":
-            call["arguments"] = {"paths": [tool["name"] for tool in result["tools"]]}
 
 
 def _implementation(tool: dtl_notebook.Tool) -> Callable[..., Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 from itertools import pairwise
@@ -18,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from agent_overhead import MODES, overhead_ms
 from cache_workload import STRATEGIES, row, script_steps
 from prefix_metrics import render
-from pydantic_peer import PEERS, _hosted_search_paths, run_peer
+from pydantic_peer import PEERS, run_peer
 from workload_script import conversation
 
 from dtl_notebook.live import demo_catalog
@@ -58,21 +57,6 @@ def test_pydantic_ai_plays_the_workload_and_keeps_the_prefix(tools: list, peer: 
         marked = "cache_control" in json.dumps(bodies[0])
         assert marked == cache  # pydantic-ai sets breakpoints only with its `cache` opt-in
         assert (figures["retention_analyzer"] > 0.9) == cache
-
-
-def test_hosted_search_arguments_take_the_recorded_paths_shape() -> None:
-    # vercel/ai packages/openai/src/responses/__fixtures__/openai-tool-search.1.json
-    path = REAL / "vercel" / "openai-tool-search.1.json"
-    if not path.exists():
-        pytest.skip("real fixtures folder absent")
-    recorded = json.loads(path.read_text())["output"]
-    untouched = copy.deepcopy(recorded)
-    _hosted_search_paths(untouched)
-    assert untouched == recorded  # the recorded response already has exactly this shape
-    emulated = copy.deepcopy(recorded)
-    emulated[0]["arguments"] = {"query": "weather"}  # what the emulator reports
-    _hosted_search_paths(emulated)
-    assert emulated == recorded
 
 
 def test_overhead_has_one_figure_per_request(tools: list) -> None:

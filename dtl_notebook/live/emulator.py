@@ -254,7 +254,8 @@ class Emulator:
                     "call_id": None,
                     "execution": "server",
                     "status": "completed",
-                    "arguments": {"query": action.query},
+                    # as OpenAI records it: the paths the search loaded, not the query
+                    "arguments": {"paths": [entry["name"] for entry in loaded]},
                 }
             )
             output.append(
