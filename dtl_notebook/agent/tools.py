@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -97,6 +97,22 @@ class Tool(ToolSpec):
     """A tool: its definition plus an optional implementation called as execute(**arguments)."""
 
     execute: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+
+    if TYPE_CHECKING:  # the signature type checkers see; `name` may be positional, as documented
+
+        def __init__(
+            self,
+            name: str | None = None,
+            /,
+            *,
+            description: str = "",
+            parameters: dict[str, Any] = ...,
+            execute: Callable[..., Any] | None = None,
+            prompt_snippet: str | None = None,
+            prompt_guidelines: str | None = None,
+            namespace: str | None = None,
+            **data: Any,
+        ) -> None: ...
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolSpec):
