@@ -4,18 +4,22 @@ Random sessions (user, assistant, tool calls and results, tool_search markers, s
 updates), with registry edits through every public path (register, redefine, unregister) and
 active-set shrinks, provider switches and profile overrides between requests: every
 request's body, model context and cache prediction must equal what a cold computation gives
-(the rendering memo off, validation from scratch). In-place edits of a tool definition, a system
-section or an old message must show up in the next request.
+(the rendering memo off, validation from scratch). In-place edits of a tool definition or a system
+section, and an old message replaced by an edited copy, must show up in the next request;
+editing a message in place is refused (messages are frozen).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook.agent.messages import TextPart, UserMessage
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.context.model import model_context, unremembered
 from dtl_notebook.wire import build_request, validate_payload
@@ -158,13 +162,21 @@ def _session() -> Session:
     return session
 
 
-def _first_user(session: Session) -> Any:
-    return next(m for m in session.messages if type(m).__name__ == "UserMessage")
+def _first_user(session: Session) -> UserMessage:
+    return next(m for m in session.messages if isinstance(m, UserMessage))
+
+
+def _replace_first_user(session: Session, text: str) -> None:
+    """The sanctioned edit of an old message: an edited copy put in its place."""
+    old = _first_user(session)
+    index = next(i for i, m in enumerate(session.messages) if m is old)
+    session.messages[index] = old.model_copy(update={"content": [TextPart(text=text)]})
 
 
 def test_in_place_edits_are_seen() -> None:
-    """Editing a tool's schema, a system section or an old message in place changes the next
-    request, its model context and the cache prediction (a break), never a stale replay."""
+    """Editing a tool's schema or a system section in place, or replacing an old message by an
+    edited copy, changes the next request, its model context and the cache prediction (a
+    break), never a stale replay."""
     for provider, model, options in MODES:
         session = _session()
         analyzer = CacheAnalyzer()
@@ -174,7 +186,7 @@ def test_in_place_edits_are_seen() -> None:
         edits = [
             lambda s: s.registry.get("tool_search").parameters.setdefault("title", "edited"),
             lambda s: s.prompt.__setitem__("preamble", "You help a lot."),
-            lambda s: _first_user(s).content[0].__dict__.__setitem__("text", "please edited 0"),
+            lambda s: _replace_first_user(s, "please edited 0"),
         ]
         for edit in edits:
             edit(session)
@@ -187,3 +199,39 @@ def test_in_place_edits_are_seen() -> None:
             assert context.segments == scratch_context.segments
             assert analyzer.add(request).context.segments == scratch_context.segments
         assert [s.text for s in model_context(request).segments] != [s.text for s in before]
+
+
+def test_messages_cannot_be_edited_in_place() -> None:
+    """A message is frozen once built: assigning a field raises, and the transcript is
+    unchanged (the next request equals the one before)."""
+    session = _session()
+    before = build_request(session, "anthropic", "claude-opus-4-8").json()
+    message = _first_user(session)
+    with pytest.raises(ValidationError, match="frozen"):
+        message.content[0].text = "please edited"  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="frozen"):
+        message.content = [TextPart(text="please edited")]  # type: ignore[misc]
+    assert build_request(session, "anthropic", "claude-opus-4-8").json() == before
+
+
+def test_transcript_counts_every_change_but_an_append() -> None:
+    """Appends keep `rewrites`; replacing, removing, inserting or assigning a list bumps it."""
+    session = _session()
+    transcript = session.messages
+    start = transcript.rewrites
+    session.assistant("ok")
+    session.user("more")
+    transcript.extend([])
+    transcript += []
+    assert session.messages.rewrites == start
+    changes = [
+        lambda s: s.messages.__setitem__(0, s.messages[0]),
+        lambda s: s.messages.pop(),
+        lambda s: s.messages.__delitem__(slice(len(s.messages) - 1, None)),
+        lambda s: s.messages.insert(len(s.messages), UserMessage(content=[TextPart(text="x")])),
+        lambda s: setattr(s, "messages", list(s.messages)),
+    ]
+    for n, change in enumerate(changes, 1):
+        change(session)
+        assert session.messages.rewrites == start + n
+    assert type(session.messages).__name__ == "Transcript"
