@@ -11,6 +11,8 @@ editing a message in place is refused (messages are frozen).
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
 import pytest
@@ -173,9 +175,17 @@ def _replace_first_user(session: Session, text: str) -> None:
     session.messages[index] = old.model_copy(update={"content": [TextPart(text=text)]})
 
 
+def _redefine_tool_search(session: Session) -> None:
+    """The sanctioned edit of a tool's schema: a new definition under the same name."""
+    tool = session.registry.get("tool_search")
+    parameters = {**copy.deepcopy(tool.parameters), "title": "edited"}
+    fields = {**tool.model_dump(), "parameters": parameters}
+    session.registry.register(Tool(**fields, execute=tool.execute), replace=True)
+
+
 def test_in_place_edits_are_seen() -> None:
-    """Editing a tool's schema or a system section in place, or replacing an old message by an
-    edited copy, changes the next request, its model context and the cache prediction (a
+    """Redefining a tool, editing a system section in place, or replacing an old message by an
+    edited copy changes the next request, its model context and the cache prediction (a
     break), never a stale replay."""
     for provider, model, options in MODES:
         session = _session()
@@ -184,7 +194,7 @@ def test_in_place_edits_are_seen() -> None:
         before = model_context(first)
         analyzer.add(first)
         edits = [
-            lambda s: s.registry.get("tool_search").parameters.setdefault("title", "edited"),
+            _redefine_tool_search,
             lambda s: s.prompt.__setitem__("preamble", "You help a lot."),
             lambda s: _replace_first_user(s, "please edited 0"),
         ]
@@ -201,9 +211,10 @@ def test_in_place_edits_are_seen() -> None:
         assert [s.text for s in model_context(request).segments] != [s.text for s in before]
 
 
-def test_messages_cannot_be_edited_in_place() -> None:
-    """A message is frozen once built: assigning a field raises, and the transcript is
-    unchanged (the next request equals the one before)."""
+def test_messages_and_schemas_cannot_be_edited_in_place() -> None:
+    """A message is frozen once built, and a tool's schema and the tool items a body shares
+    with other bodies are read-only: an edit raises, and the next request equals the one
+    before."""
     session = _session()
     before = build_request(session, "anthropic", "claude-opus-4-8").json()
     message = _first_user(session)
@@ -211,6 +222,18 @@ def test_messages_cannot_be_edited_in_place() -> None:
         message.content[0].text = "please edited"  # type: ignore[misc]
     with pytest.raises(ValidationError, match="frozen"):
         message.content = [TextPart(text="please edited")]  # type: ignore[misc]
+    with pytest.raises(TypeError, match="read-only"):
+        session.registry.get("tool_search").parameters.setdefault("title", "edited")
+    native = build_request(session, "anthropic", "claude-opus-4-8", search="native-bm25")
+    deferred = [t for t in native.payload["tools"] if t.get("defer_loading")]
+    with pytest.raises(TypeError, match="read-only"):
+        deferred[0]["description"] = "edited"
+    with pytest.raises(TypeError, match="read-only"):
+        deferred[0]["input_schema"]["properties"].clear()
+    edited = copy.deepcopy(native.payload)
+    edited["tools"][-1]["description"] = "edited"  # a deep copy is plain, editable JSON
+    again = build_request(session, "anthropic", "claude-opus-4-8", search="native-bm25")
+    assert again.json() == native.json() != json.dumps(edited, ensure_ascii=False)
     assert build_request(session, "anthropic", "claude-opus-4-8").json() == before
 
 

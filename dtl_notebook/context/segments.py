@@ -5,7 +5,8 @@ the system prompt, each message or input item), and while every unit so far equa
 the same place in the previous payload rendered for the same provider, model and framing, its
 segments, token counts and notes are replayed instead of rendered again. "Equal" is an exact
 comparison with a copy taken when the unit was rendered (`wire.incremental.exact_copy`: numbers
-and booleans must match in type too), so an in-place edit of anything is seen. After the first
+and booleans must match in type too; a read-only part is its own copy), so an in-place edit of
+anything is seen. After the first
 unit that differs, everything is rendered from scratch, as the order-dependent state (cache
 block numbers, the first-turn flags) then stays correct.
 """
@@ -188,7 +189,7 @@ class Collector:
         before, n = self._before, len(self._units)
         if self._matching and before is not None and n < len(before.units):
             known = before.units[n]
-            if value == known.copy:
+            if value is known.copy or value == known.copy:
                 start = before.units[n - 1] if n else None
                 self.segments.extend(
                     before.segments[start.segments_end if start else 0 : known.segments_end]
