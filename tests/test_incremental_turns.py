@@ -258,3 +258,25 @@ def test_transcript_counts_every_change_but_an_append() -> None:
         change(session)
         assert session.messages.rewrites == start + n
     assert type(session.messages).__name__ == "Transcript"
+
+
+def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> None:
+    """A registry-wide body reuses each tool's item (the same object) from one request to the
+    next; a redefined or newly registered tool gets a new item equal to a from-scratch build."""
+    for provider, model, options in [MODES[1], MODES[5]]:
+        session = _session()
+        first = build_request(session, provider, model, **options)
+        second = build_request(session, provider, model, **options)
+        pairs = list(zip(first.payload["tools"], second.payload["tools"], strict=True))
+        assert any(a is b for a, b in pairs[1:])
+        _apply(session, ("redefine", 3), 99)
+        _apply(session, ("register", 13), 100)
+        third = build_request(session, provider, model, **options)
+        with unremembered():
+            scratch = build_request(session, provider, model, **options)
+        assert third.json() == scratch.json() != second.json()
+        kept = {id(t) for t in second.payload["tools"]}
+        fresh = [t for t in third.payload["tools"] if id(t) not in kept]
+        assert {t.get("name") for t in fresh} >= {_tool(3).name, _tool(13).name}
+        scratch_ids = {id(t) for t in scratch.payload["tools"]}
+        assert not scratch_ids & {id(t) for t in third.payload["tools"]}

@@ -26,6 +26,7 @@ from typing import Any
 from dtl_notebook.context.calibration import Estimate
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.incremental import exact_copy
+from dtl_notebook.wire.shared import unshared
 
 KINDS = (
     "hidden",
@@ -156,11 +157,13 @@ def forget() -> None:
 
 @contextmanager
 def unremembered() -> Iterator[None]:
-    """Within this block (this thread), render every context from scratch and keep nothing."""
+    """Within this block (this thread), render every context from scratch and keep nothing;
+    request bodies built meanwhile share no tool items with other bodies either."""
     before = getattr(_switch, "off", False)
     _switch.off = True
     try:
-        yield
+        with unshared():
+            yield
     finally:
         _switch.off = before
 

@@ -11,7 +11,8 @@ are not read-only (one built without validation) gets a fresh item every time.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from dtl_notebook.agent.frozen import FrozenDict, freeze
@@ -26,6 +27,18 @@ _lists: dict[
     tuple[Callable[..., JSON], bool], tuple[list[ToolSpec], tuple[int, ...], list[JSON]]
 ] = {}
 _lock = threading.Lock()
+_switch = threading.local()  # .off: this thread builds every item afresh and keeps none
+
+
+@contextmanager
+def unshared() -> Iterator[None]:
+    """Within this block (this thread), every tool item is built afresh and nothing is kept."""
+    before = getattr(_switch, "off", False)
+    _switch.off = True
+    try:
+        yield
+    finally:
+        _switch.off = before
 
 
 def tool_items(
@@ -33,6 +46,8 @@ def tool_items(
 ) -> list[JSON]:
     """`tool_item` for each of `tools`; the same list of tools as last time (the same objects,
     checked at C speed) gives the same items without looking at each one."""
+    if getattr(_switch, "off", False):
+        return [make(tool, deferred) for tool in tools]
     ids = tuple(map(id, tools))
     last = _lists.get((make, deferred))
     if last is not None and last[1] == ids:
@@ -46,7 +61,7 @@ def tool_items(
 
 def tool_item(make: Callable[[ToolSpec, bool], JSON], tool: ToolSpec, deferred: bool) -> JSON:
     """`make(tool, deferred)`, frozen and shared while `tool` is alive and validated."""
-    if type(tool.parameters) is not FrozenDict:
+    if type(tool.parameters) is not FrozenDict or getattr(_switch, "off", False):
         return make(tool, deferred)
     key = (id(tool), deferred, make)
     found = _items.get(key)
