@@ -5,7 +5,8 @@ user message per measured turn (and an assistant reply after it, untimed); each 
 and validated, turned into its model context, and fed to a CacheAnalyzer that saw the earlier
 turns. Prints medians and p95 in milliseconds, the 5,000/500 ratio and whether each target is
 met, then the search engines' query medians. `rows()` returns the same rows for other scripts.
-Run with `python benchmarks/turn_cost.py`.
+Run with `PYTHONPATH=. python benchmarks/turn_cost.py` from the repository root (without it, an
+installed `dtl_notebook` elsewhere may be the one measured).
 """
 
 from __future__ import annotations

@@ -4,18 +4,24 @@ Random sessions (user, assistant, tool calls and results, tool_search markers, s
 updates), with registry edits through every public path (register, redefine, unregister) and
 active-set shrinks, provider switches and profile overrides between requests: every
 request's body, model context and cache prediction must equal what a cold computation gives
-(the rendering memo off, validation from scratch). In-place edits of a tool definition, a system
-section or an old message must show up in the next request.
+(the rendering memo off, validation from scratch). In-place edits of a tool definition or a system
+section, and an old message replaced by an edited copy, must show up in the next request;
+editing a message in place is refused (messages are frozen).
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook.agent.messages import TextPart, UserMessage
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.context.model import model_context, unremembered
 from dtl_notebook.wire import build_request, validate_payload
@@ -158,13 +164,29 @@ def _session() -> Session:
     return session
 
 
-def _first_user(session: Session) -> Any:
-    return next(m for m in session.messages if type(m).__name__ == "UserMessage")
+def _first_user(session: Session) -> UserMessage:
+    return next(m for m in session.messages if isinstance(m, UserMessage))
+
+
+def _replace_first_user(session: Session, text: str) -> None:
+    """The sanctioned edit of an old message: an edited copy put in its place."""
+    old = _first_user(session)
+    index = next(i for i, m in enumerate(session.messages) if m is old)
+    session.messages[index] = old.model_copy(update={"content": [TextPart(text=text)]})
+
+
+def _redefine_tool_search(session: Session) -> None:
+    """The sanctioned edit of a tool's schema: a new definition under the same name."""
+    tool = session.registry.get("tool_search")
+    parameters = {**copy.deepcopy(tool.parameters), "title": "edited"}
+    fields = {**tool.model_dump(), "parameters": parameters}
+    session.registry.register(Tool(**fields, execute=tool.execute), replace=True)
 
 
 def test_in_place_edits_are_seen() -> None:
-    """Editing a tool's schema, a system section or an old message in place changes the next
-    request, its model context and the cache prediction (a break), never a stale replay."""
+    """Redefining a tool, editing a system section in place, or replacing an old message by an
+    edited copy changes the next request, its model context and the cache prediction (a
+    break), never a stale replay."""
     for provider, model, options in MODES:
         session = _session()
         analyzer = CacheAnalyzer()
@@ -172,9 +194,9 @@ def test_in_place_edits_are_seen() -> None:
         before = model_context(first)
         analyzer.add(first)
         edits = [
-            lambda s: s.registry.get("tool_search").parameters.setdefault("title", "edited"),
+            _redefine_tool_search,
             lambda s: s.prompt.__setitem__("preamble", "You help a lot."),
-            lambda s: _first_user(s).content[0].__dict__.__setitem__("text", "please edited 0"),
+            lambda s: _replace_first_user(s, "please edited 0"),
         ]
         for edit in edits:
             edit(session)
@@ -187,3 +209,74 @@ def test_in_place_edits_are_seen() -> None:
             assert context.segments == scratch_context.segments
             assert analyzer.add(request).context.segments == scratch_context.segments
         assert [s.text for s in model_context(request).segments] != [s.text for s in before]
+
+
+def test_messages_and_schemas_cannot_be_edited_in_place() -> None:
+    """A message is frozen once built, and a tool's schema and the tool items a body shares
+    with other bodies are read-only: an edit raises, and the next request equals the one
+    before."""
+    session = _session()
+    before = build_request(session, "anthropic", "claude-opus-4-8").json()
+    message = _first_user(session)
+    with pytest.raises(ValidationError, match="frozen"):
+        message.content[0].text = "please edited"  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="frozen"):
+        message.content = [TextPart(text="please edited")]  # type: ignore[misc]
+    with pytest.raises(TypeError, match="read-only"):
+        session.registry.get("tool_search").parameters.setdefault("title", "edited")
+    native = build_request(session, "anthropic", "claude-opus-4-8", search="native-bm25")
+    deferred = [t for t in native.payload["tools"] if t.get("defer_loading")]
+    with pytest.raises(TypeError, match="read-only"):
+        deferred[0]["description"] = "edited"
+    with pytest.raises(TypeError, match="read-only"):
+        deferred[0]["input_schema"]["properties"].clear()
+    edited = copy.deepcopy(native.payload)
+    edited["tools"][-1]["description"] = "edited"  # a deep copy is plain, editable JSON
+    again = build_request(session, "anthropic", "claude-opus-4-8", search="native-bm25")
+    assert again.json() == native.json() != json.dumps(edited, ensure_ascii=False)
+    assert build_request(session, "anthropic", "claude-opus-4-8").json() == before
+
+
+def test_transcript_counts_every_change_but_an_append() -> None:
+    """Appends keep `rewrites`; replacing, removing, inserting or assigning a list bumps it."""
+    session = _session()
+    transcript = session.messages
+    start = transcript.rewrites
+    session.assistant("ok")
+    session.user("more")
+    transcript.extend([])
+    transcript += []
+    assert session.messages.rewrites == start
+    changes = [
+        lambda s: s.messages.__setitem__(0, s.messages[0]),
+        lambda s: s.messages.pop(),
+        lambda s: s.messages.__delitem__(slice(len(s.messages) - 1, None)),
+        lambda s: s.messages.insert(len(s.messages), UserMessage(content=[TextPart(text="x")])),
+        lambda s: setattr(s, "messages", list(s.messages)),
+    ]
+    for n, change in enumerate(changes, 1):
+        change(session)
+        assert session.messages.rewrites == start + n
+    assert type(session.messages).__name__ == "Transcript"
+
+
+def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> None:
+    """A registry-wide body reuses each tool's item (the same object) from one request to the
+    next; a redefined or newly registered tool gets a new item equal to a from-scratch build."""
+    for provider, model, options in [MODES[1], MODES[5]]:
+        session = _session()
+        first = build_request(session, provider, model, **options)
+        second = build_request(session, provider, model, **options)
+        pairs = list(zip(first.payload["tools"], second.payload["tools"], strict=True))
+        assert any(a is b for a, b in pairs[1:])
+        _apply(session, ("redefine", 3), 99)
+        _apply(session, ("register", 13), 100)
+        third = build_request(session, provider, model, **options)
+        with unremembered():
+            scratch = build_request(session, provider, model, **options)
+        assert third.json() == scratch.json() != second.json()
+        kept = {id(t) for t in second.payload["tools"]}
+        fresh = [t for t in third.payload["tools"] if id(t) not in kept]
+        assert {t.get("name") for t in fresh} >= {_tool(3).name, _tool(13).name}
+        scratch_ids = {id(t) for t in scratch.payload["tools"]}
+        assert not scratch_ids & {id(t) for t in third.payload["tools"]}

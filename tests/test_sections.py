@@ -101,8 +101,13 @@ def test_grouped_catalog_one_line_per_group_with_rounded_counts() -> None:
 
 @pytest.mark.parametrize(
     ("count", "label"),
-    [(0, "a few tools"), (4, "a few tools"), (5, "5+ tools"), (24, "10+ tools"),
-     (2000, "1,000+ tools")],
+    [
+        (0, "a few tools"),
+        (4, "a few tools"),
+        (5, "5+ tools"),
+        (24, "10+ tools"),
+        (2000, "1,000+ tools"),
+    ],
 )
 def test_rounded_count_ladder(count: int, label: str) -> None:
     assert rounded_count(count) == label

@@ -54,17 +54,19 @@ def test_bm25_search_ranks_like_a_full_sort_over_its_scores() -> None:
         assert expected  # every query word is in some document
 
 
-def test_spec_is_a_validated_equal_copy() -> None:
+def test_spec_is_a_validated_equal_copy_and_the_schema_is_read_only() -> None:
     parameters: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "integer"}}}
     tool = Tool("edit_me", description="d", parameters=parameters, execute=lambda x: x)
     spec = tool.spec()
     assert type(spec) is ToolSpec
     assert spec == ToolSpec("edit_me", description="d", parameters=parameters)
     assert spec.model_fields_set == set(ToolSpec.model_fields)
-    tool.parameters["properties"]["y"] = {"type": "string"}  # an in-place edit afterwards
-    assert "y" not in spec.parameters["properties"]
-    assert "y" in tool.spec().parameters["properties"]
-    assert tool == tool.spec() and tool != spec
+    with pytest.raises(TypeError, match="read-only"):
+        tool.parameters["properties"]["y"] = {"type": "string"}  # an in-place edit
+    parameters["properties"]["y"] = {"type": "string"}  # the caller's dict was copied
+    assert "y" not in tool.parameters["properties"] and spec.parameters is tool.parameters
+    edited = Tool("edit_me", description="d", parameters=parameters, execute=lambda x, y: x)
+    assert edited.spec() == edited and edited != spec
 
 
 def test_a_bad_schema_is_still_rejected_when_the_tool_is_built() -> None:

@@ -1,4 +1,8 @@
-"""The provider-neutral transcript: pydantic models with a lossless JSON round trip."""
+"""The provider-neutral transcript: pydantic models with a lossless JSON round trip.
+
+Messages are frozen: a message never changes once built, so work derived from it can be
+kept. `message.model_copy(update={...})` makes a changed copy (to put in its place).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from dtl_notebook.agent.tools import ToolSpec
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class TextPart(_Model):

@@ -41,6 +41,7 @@ from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session, write_atomic
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
+from dtl_notebook.agent.transcript import Transcript
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
@@ -102,7 +103,7 @@ class Session:
         self.prompt = Sections({"preamble": system} if system else {})
         for name, text in (sections or {}).items():
             self.prompt[name] = text
-        self.messages: list[Message] = []
+        self._messages = Transcript()
         self._active: list[str] = []
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
@@ -113,6 +114,18 @@ class Session:
             f"Session(tools={len(self.active_tools)}/{len(self.registry)}, "
             f"messages={len(self.messages)}, search={self.search!r})"
         )
+
+    @property
+    def messages(self) -> Transcript:
+        """The transcript: append-only by contract, every other change counted
+        (`Transcript.rewrites`). Assigning a list replaces it and counts as a rewrite."""
+        return self._messages
+
+    @messages.setter
+    def messages(self, messages: Iterable[Message]) -> None:
+        replaced = Transcript(messages)
+        replaced.rewrites = self._messages.rewrites + 1
+        self._messages = replaced
 
     # -- the active set -------------------------------------------------------------------
     @property
@@ -317,8 +330,7 @@ class Session:
                 removed=[n for n in before if n not in after],
                 added=[n for n in after if n not in before],
             )
-        message = self._result(call, content, False, names)
-        message.non_append_change = change
+        message = self._result(call, content, False, names, change)
         return self.append(message)  # type: ignore[return-value]
 
     def _pending(self, call_id: str) -> ToolCall:
@@ -328,7 +340,12 @@ class Session:
         raise TranscriptError(f"tool call {call_id!r} is not pending in the transcript")
 
     def _result(
-        self, call: ToolCall, content: list[ContentPart], is_error: bool, names: list[str]
+        self,
+        call: ToolCall,
+        content: list[ContentPart],
+        is_error: bool,
+        names: list[str],
+        change: ToolChange | None = None,
     ) -> ToolResultMessage:
         return ToolResultMessage(
             call_id=call.id,
@@ -337,6 +354,7 @@ class Session:
             is_error=is_error,
             added_tool_names=names or None,
             added_tools=[self.registry[n].spec() for n in names],
+            non_append_change=change,
         )
 
     def _run(self, call: ToolCall) -> tuple[list[ContentPart], list[str]]:

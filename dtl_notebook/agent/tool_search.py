@@ -17,6 +17,7 @@ class Searchable(Protocol):
 
     def activate(self, names: Iterable[str]) -> list[str]: ...
 
+
 TOOL_SEARCH = "tool_search"
 MAX_LIMIT = 50
 

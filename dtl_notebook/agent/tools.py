@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from dtl_notebook.agent.checks import type_error
 from dtl_notebook.agent.errors import ToolDefinitionError, UnknownToolError
+from dtl_notebook.agent.frozen import freeze
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
@@ -33,13 +34,19 @@ def _schema_problem(canonical: str) -> str | None:
 
 
 class ToolSpec(BaseModel):
-    """The serializable definition of a tool: what a provider can be told about it."""
+    """The serializable definition of a tool: what a provider can be told about it.
+
+    Frozen, `parameters` included (a read-only dict): a new definition is a new ToolSpec, so
+    request builders keep what they made from one (`register(..., replace=True)` redefines).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=lambda: dict(EMPTY_OBJECT))
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: dict(EMPTY_OBJECT), validate_default=True
+    )
     prompt_snippet: str | None = None
     prompt_guidelines: str | None = None
     namespace: str | None = None
@@ -68,7 +75,7 @@ class ToolSpec(BaseModel):
         problem = _schema_problem(canonical)
         if problem:
             raise ValueError(problem)
-        return parameters
+        return freeze(parameters)  # type: ignore[no-any-return]
 
     def __init__(self, name: str | None = None, /, **data: Any) -> None:
         if name is not None:
@@ -79,10 +86,9 @@ class ToolSpec(BaseModel):
             raise ToolDefinitionError.from_validation(data.get("name"), exc) from None
 
     def spec(self) -> ToolSpec:
-        """The definition alone, without any implementation (a fresh copy: editing the
-        tool's `parameters` afterwards does not change it)."""
-        # validated when this tool was built; model_dump copies, so no need to re-check
-        return ToolSpec.model_construct(**self.model_dump(include=_SPEC_FIELDS))
+        """The definition alone, without any implementation."""
+        # validated when this tool was built, and immutable: the values are shared as they are
+        return ToolSpec.model_construct(**{name: getattr(self, name) for name in _SPEC_FIELDS})
 
     @property
     def summary(self) -> str:

@@ -5,7 +5,8 @@ the system prompt, each message or input item), and while every unit so far equa
 the same place in the previous payload rendered for the same provider, model and framing, its
 segments, token counts and notes are replayed instead of rendered again. "Equal" is an exact
 comparison with a copy taken when the unit was rendered (`wire.incremental.exact_copy`: numbers
-and booleans must match in type too), so an in-place edit of anything is seen. After the first
+and booleans must match in type too; a read-only part is its own copy), so an in-place edit of
+anything is seen. After the first
 unit that differs, everything is rendered from scratch, as the order-dependent state (cache
 block numbers, the first-turn flags) then stays correct.
 """
@@ -25,6 +26,7 @@ from typing import Any
 from dtl_notebook.context.calibration import Estimate
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.incremental import exact_copy
+from dtl_notebook.wire.shared import unshared
 
 KINDS = (
     "hidden",
@@ -155,11 +157,13 @@ def forget() -> None:
 
 @contextmanager
 def unremembered() -> Iterator[None]:
-    """Within this block (this thread), render every context from scratch and keep nothing."""
+    """Within this block (this thread), render every context from scratch and keep nothing;
+    request bodies built meanwhile share no tool items with other bodies either."""
     before = getattr(_switch, "off", False)
     _switch.off = True
     try:
-        yield
+        with unshared():
+            yield
     finally:
         _switch.off = before
 
@@ -188,7 +192,7 @@ class Collector:
         before, n = self._before, len(self._units)
         if self._matching and before is not None and n < len(before.units):
             known = before.units[n]
-            if value == known.copy:
+            if value is known.copy or value == known.copy:
                 start = before.units[n - 1] if n else None
                 self.segments.extend(
                     before.segments[start.segments_end if start else 0 : known.segments_end]

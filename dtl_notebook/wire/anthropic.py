@@ -44,6 +44,7 @@ from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "anthropic"
 NATIVE_SEARCH = {
@@ -194,14 +195,18 @@ class _Builder:
             for t in immediate
             if t.name not in loaded and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)
         ]
-        keep_names = {t.name for t in keep}
-        candidates = [  # tool_json reads only the definition: a registered Tool serves as is
-            self.plan.loaded_snapshot(t.name) or deferred.get(t.name) or t
-            for t in self.registry
-            if t.name not in keep_names and t.name != TOOL_SEARCH
-        ]
+        left_out = {t.name for t in keep} | {TOOL_SEARCH}
+        # tool_json reads only the definition: a registered Tool serves as is, unless it was
+        # loaded (its snapshot) or is deferred in the session (its current definition)
+        candidates = [t for t in self.registry if t.name not in left_out]
+        replaced = {n: t for n, t in deferred.items() if n not in left_out}
+        replaced.update(
+            (n, t) for n, t in self.plan.loaded_snapshots().items() if n not in left_out
+        )
+        if replaced:
+            candidates = [replaced.get(t.name, t) for t in candidates]
         tools = [dict(NATIVE_SEARCH[self.search]), *(tool_json(t) for t in keep)]
-        tools += [tool_json(t, deferred=True) for t in candidates]
+        tools += tool_items(tool_json, candidates, True)
         return tools, "native_search", True
 
     # -- messages -------------------------------------------------------------------------

@@ -79,14 +79,18 @@ class Plan:
     retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
     _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
 
-    def loaded_snapshot(self, name: str) -> ToolSpec | None:
-        """The definition `name` was loaded with (its first load point), if any."""
+    def loaded_snapshots(self) -> dict[str, ToolSpec]:
+        """Each loaded tool's definition at its first load point (do not edit)."""
         if self._snapshots is None:
             self._snapshots = {}
             for specs in self.loads.values():
                 for spec in specs:
                     self._snapshots.setdefault(spec.name, spec)
-        return self._snapshots.get(name)
+        return self._snapshots
+
+    def loaded_snapshot(self, name: str) -> ToolSpec | None:
+        """The definition `name` was loaded with (its first load point), if any."""
+        return self.loaded_snapshots().get(name)
 
     def full_list(self) -> list[ToolSpec]:
         """Every active tool in activation order, so newly active tools come last."""

@@ -7,6 +7,9 @@ come back unchanged are not validated again. "Unchanged" is an exact comparison 
 taken when the item was validated: numbers and booleans must match in type as well as value
 (``1``, ``1.0`` and ``True`` are equal in Python but not to a validator), and an item holding
 anything but plain JSON values (dict, list, str, int, float, bool, None) is never remembered.
+A read-only item (:mod:`dtl_notebook.agent.frozen`, e.g. a tool definition a builder shares
+between requests) is its own copy: it cannot change, so finding the same object again is
+enough, and costs nothing.
 The other top-level keys are validated every time.
 """
 
@@ -20,6 +23,7 @@ from typing import Any
 
 import typing_extensions as te
 
+from dtl_notebook.agent.frozen import FrozenDict, FrozenList
 from dtl_notebook.wire.explain import origin, union_members
 from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
 
@@ -86,7 +90,7 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         item_schema = None
         remembered: list[Any] = []
         for i, item in enumerate(items):
-            if i < len(known) and item == known[i]:
+            if i < len(known) and (item is known[i] or item == known[i]):
                 remembered.append(known[i])
                 continue
             item_schema = item_schema or schema_of(item_type)
@@ -119,7 +123,7 @@ def _recent(root: str, field: str, items: list[Any]) -> list[Any]:
 def exact_copy(value: Any) -> Any:
     """A copy for exact comparison (see the module docstring)."""
     kind = type(value)
-    if kind is str or value is None:
+    if kind is str or value is None or kind is FrozenDict or kind is FrozenList:
         return value
     if kind is bool or kind is int or kind is float:
         return _Exact(value)

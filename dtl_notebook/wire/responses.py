@@ -16,6 +16,7 @@ parameters are those of the synthetic calls; the model is told to use the tool_s
 from __future__ import annotations
 
 import copy
+from operator import attrgetter
 from typing import Any
 
 from dtl_notebook.agent.messages import (
@@ -44,6 +45,7 @@ from dtl_notebook.wire.common import (
 )
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
+from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "openai-responses"
 SEARCH_MODES = ("client", "hosted", "native-client")
@@ -140,13 +142,17 @@ class _Builder:
         # a tool the hosted search loaded stays deferred when the session activates it
         loaded = set(hosted_loaded(self.plan.messages))
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
-        entries: list[tuple[ToolSpec, bool]] = [(t, False) for t in immediate if t.name in shown]
+        shown_tools = [t for t in immediate if t.name in shown]
         hidden = shown | {TOOL_SEARCH}
-        entries += [(t, True) for t in self.registry if t.name not in hidden]
+        registry = [t for t in self.registry if t.name not in hidden]
+        items = tool_items(function_json, shown_tools, False)
+        items += tool_items(function_json, registry, True)
+        every = [*shown_tools, *registry]
+        if not any(map(attrgetter("namespace"), every)):
+            return [*items, {"type": "tool_search"}]
         tools: list[JSON] = []
         groups: dict[str, JSON] = {}
-        for tool, deferred in entries:
-            item = function_json(tool, deferred)
+        for tool, item in zip(every, items, strict=True):
             if tool.namespace is None:
                 tools.append(item)
                 continue
