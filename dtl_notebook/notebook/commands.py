@@ -30,13 +30,14 @@ from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.html import esc, pre
-from dtl_notebook.notebook.panes import Bodies, request_pane
+from dtl_notebook.notebook.panes import Bodies
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
     from_request,
     preview_record,
 )
+from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire import build_request
 

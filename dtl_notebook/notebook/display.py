@@ -13,6 +13,7 @@ from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheEntry, CacheReport
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.live.agent import Agent, Step, TurnResult
+from dtl_notebook.notebook.context_pane import break_html
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,
@@ -20,7 +21,6 @@ from dtl_notebook.notebook.document import (
     static_html,
 )
 from dtl_notebook.notebook.html import BORDER, MUTED, esc
-from dtl_notebook.notebook.panes import break_html
 from dtl_notebook.notebook.records import RequestRecord, from_request
 from dtl_notebook.wire.common import WireRequest
 

@@ -10,15 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from dtl_notebook.live.agent import Agent, Step
+from dtl_notebook.notebook.context_pane import break_html, context_pane
 from dtl_notebook.notebook.html import BORDER, MUTED, esc
-from dtl_notebook.notebook.panes import (
-    Bodies,
-    break_html,
-    context_pane,
-    request_pane,
-    state_pane,
-)
+from dtl_notebook.notebook.panes import Bodies
 from dtl_notebook.notebook.records import RequestRecord, step_records
+from dtl_notebook.notebook.request_pane import request_pane
+from dtl_notebook.notebook.state_pane import state_pane
 
 PANE_TITLES = {"state": "Agent state", "request": "Request JSON", "context": "Model context"}
 

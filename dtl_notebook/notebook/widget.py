@@ -1,6 +1,6 @@
 """`AgentView`: the live three-pane view of an agent's requests (an anywidget).
 
-Python renders all HTML (notebook/panes.py); the front end (static/view.js) lays it out,
+Python renders all HTML (the `*_pane.py` modules); the front end (static/view.js) lays it out,
 draws the timeline and links hovered items across panes. Updates are incremental: each step
 sends its timeline item and the panes of the shown request, never the whole history.
 """

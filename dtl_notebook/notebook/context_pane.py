@@ -1,0 +1,180 @@
+"""The model-context pane: segments in order with tokens, the estimate, the provider's
+diagnosis, and the cache break with its minimal diff."""
+
+from __future__ import annotations
+
+import difflib
+
+from dtl_notebook.cache.analyze import CacheBreak
+from dtl_notebook.context.model import Segment
+from dtl_notebook.notebook.html import (
+    BREAK,
+    LOAD,
+    badge,
+    clip,
+    esc,
+    heading,
+    key,
+    link_attrs,
+    pre,
+)
+from dtl_notebook.notebook.panes import (
+    HEAD,
+    LIST_LIMIT,
+    Bodies,
+    hidden_row,
+    item_path,
+    lp_key,
+    recent_loads,
+    tool_name,
+    windowed,
+)
+from dtl_notebook.notebook.records import RequestRecord
+
+_KIND_COLOURS = {
+    "hidden": "#eaeef2",
+    "tool_schema": "#dafbe1",
+    "tool_summary": "#ddf4ff",
+    "system": "#fbefff",
+    "system_patch": "#fbefff",
+    "message": "#f6f8fa",
+    "tool_result": "#f6f8fa",
+    "loaded_schema": LOAD,
+}
+
+
+def diagnosis_html(rec: RequestRecord) -> str:
+    """The provider's own cache diagnosis next to the prediction, when the response had one."""
+    diagnosis = rec.cache.diagnosis
+    if diagnosis is None:
+        return ""
+    verdict = rec.cache.diagnosis_agreement
+    color = {"agree": "#1a7f37", "disagree": "#cf222e"}.get(verdict, "inherit")
+    return (
+        f'<div class="dtl-muted">provider\'s diagnosis: {esc(str(diagnosis))} · '
+        f'<b style="color:{color}">{esc(verdict)}</b> with the prediction</div>'
+    )
+
+
+def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
+    ctx = rec.context
+    segments = ctx.segments
+    brk = rec.cache.cache_break
+    diverged = _divergence_index(rec)
+    recent = {item_path(lp.path) for lp in recent_loads(rec)}
+    keep = {
+        i
+        for i, s in enumerate(segments)
+        if s.kind == "loaded_schema" and s.load_point and item_path(s.load_point) in recent
+    }
+    keep |= set(range(min(len(segments), HEAD)))
+    if diverged is not None:
+        keep.add(diverged)
+    parts = [
+        f'<div class="dtl-muted" title="tokenizer: {esc(ctx.tokenizer)}">{len(segments)} segments'
+        f" · {esc(ctx.estimate.describe(ctx.total_tokens))}</div>",
+        diagnosis_html(rec),
+    ]
+    for entry in windowed(len(segments), keep):
+        if isinstance(entry, tuple):
+            tokens = sum(s.tokens for s in segments[entry[0] : entry[1]])
+            parts.append(hidden_row(*entry, f"segments ({tokens:,} tokens)"))
+            continue
+        broke = entry == diverged and brk is not None
+        parts.append(_segment(entry, segments[entry], broke, bodies))
+    carried = _carried_not_seen(rec)
+    if carried:
+        listed = ", ".join(carried[:LIST_LIMIT])
+        parts.append(heading(f"In the request, not in the model context ({len(carried)})"))
+        parts.append(
+            f'<div style="opacity:.6">{esc(listed)}'
+            + (f" … and {len(carried) - LIST_LIMIT} more" if len(carried) > LIST_LIMIT else "")
+            + "</div>"
+        )
+    for note in ctx.notes:
+        parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
+    return "".join(parts)
+
+
+def _segment(i: int, seg: Segment, broke: bool, bodies: Bodies) -> str:
+    keys = []
+    if seg.kind in ("tool_schema", "loaded_schema", "tool_summary"):
+        keys.append(key("tool", seg.label))
+    if seg.load_point:
+        keys.append(lp_key(seg.load_point))
+    if broke:
+        keys.append(key("brk", "here"))
+    colour = _KIND_COLOURS.get(seg.kind, "#f6f8fa")
+    style = f' style="outline:2px solid {BREAK};background:{BREAK}55"' if broke else ""
+    summary = (
+        f"{badge(seg.kind, colour)} <code>{esc(clip(seg.label, 60))}</code> "
+        f'<span class="dtl-muted">{seg.tokens:,} tok · {esc(seg.source)}</span>'
+        + (" " + badge("cache breaks here", BREAK) if broke else "")
+    )
+    details = bodies.details(summary, f"context:{i}", open_=broke)
+    return f"<div {link_attrs(*keys, cls='dtl-row')}{style}>{details}</div>"
+
+
+def _divergence_index(rec: RequestRecord) -> int | None:
+    brk = rec.cache.cache_break
+    if brk is None or not brk.where:
+        return None
+    for i, seg in enumerate(rec.context.segments):
+        if seg.source == brk.where:
+            return i
+    return None
+
+
+def _carried_not_seen(rec: RequestRecord) -> list[str]:
+    seen = {
+        s.label
+        for s in rec.context.segments
+        if s.kind in ("tool_schema", "loaded_schema", "tool_summary")
+    }
+    carried = []
+    for tool in rec.payload.get("tools") or []:
+        members = (
+            tool.get("tools")
+            if isinstance(tool, dict) and tool.get("type") == "namespace"
+            else None
+        )
+        for inner in members or [tool]:
+            name = tool_name(inner)
+            if name and name not in seen and isinstance(inner, dict) and inner.get("defer_loading"):
+                carried.append(name)
+    return carried
+
+
+# -- cache break ---------------------------------------------------------------------------------
+def break_html(brk: CacheBreak | None) -> str:
+    if brk is None:
+        return ""
+    ops = []
+    for op in brk.diff:
+        ops.append(
+            f'<div style="margin-top:4px"><code>{esc(op.op)} at {esc(op.path)}</code>'
+            + pre(inline_diff(op.old or "", op.new or ""))
+            + "</div>"
+        )
+    lost = f" · {brk.lost_tokens:,} tokens no longer cached" if brk.lost_tokens else ""
+    return (
+        f'<div {link_attrs(key("brk", "here"))} style="background:{BREAK}66;border-left:3px '
+        f'solid #cf222e;padding:4px 6px"><b>Cache break: {esc(brk.cause)}</b>'
+        f"{esc(' (' + ', '.join(brk.involved) + ')' if brk.involved else '')}"
+        f"{esc(' at ' + brk.where if brk.where else '')}{esc(lost)}{''.join(ops)}</div>"
+    )
+
+
+def inline_diff(old: str, new: str) -> str:
+    """`<del>` / `<ins>` over the characters that differ, escaped."""
+    out = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append(esc(old[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append(f'<del style="background:#ffd7d5">{esc(old[i1:i2])}</del>')
+        if j2 > j1:
+            out.append(f'<ins style="background:#ccffd8">{esc(new[j1:j2])}</ins>')
+    return "".join(out)

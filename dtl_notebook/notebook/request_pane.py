@@ -1,0 +1,180 @@
+"""The request pane: the exact JSON body, with load-point carriers and deferred tools marked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dtl_notebook.notebook.html import (
+    CARRIER,
+    LOAD,
+    badge,
+    dumps,
+    esc,
+    heading,
+    json_html,
+    key,
+    link_attrs,
+    pre,
+)
+from dtl_notebook.notebook.panes import (
+    HEAD,
+    TAIL,
+    Bodies,
+    hidden_row,
+    item_path,
+    names_list,
+    recent_loads,
+    tool_name,
+    windowed,
+)
+from dtl_notebook.notebook.records import RequestRecord
+
+
+def _carrier(item: Any) -> str | None:
+    """What kind of load-point carrier an item is, if any."""
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if kind in ("additional_tools", "tool_search_call", "tool_search_output"):
+        return str(kind)
+    if item.get("role") == "system" and "tools" in item:
+        return "kimi tools message"
+    content = item.get("content")
+    if isinstance(content, list):
+        for block in content:
+            inner = block.get("content") if isinstance(block, dict) else None
+            if isinstance(inner, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_reference" for b in inner
+            ):
+                return "tool_reference"
+            if isinstance(block, dict) and block.get("type") == "tool_search_tool_result":
+                return "tool_reference (server search)"
+    return None
+
+
+def _item_summary(field_name: str, i: int, item: Any) -> str:
+    if field_name == "tools":
+        text = f"{tool_name(item)}"
+        if isinstance(item, dict) and item.get("type") == "namespace":
+            text += f" (namespace, {len(item.get('tools') or [])} tools)"
+        return text
+    if isinstance(item, dict):
+        return str(item.get("type") or item.get("role") or "item")
+    return type(item).__name__
+
+
+def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
+    payload = rec.payload
+    loads = {item_path(lp.path): lp for lp in rec.load_points}
+    recent = {item_path(lp.path) for lp in recent_loads(rec)}
+    loaded = {n for lp in recent_loads(rec) for n in lp.tools}
+    parts = [
+        f'<div class="dtl-muted">{esc(rec.provider)} · {esc(rec.model)} · mode '
+        f"<code>{esc(rec.mode)}</code> · {len(rec.load_points)} load point(s)</div>"
+    ]
+    for note in rec.notes:
+        parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
+    for name, value in payload.items():
+        if name in ("tools", "messages", "input") and isinstance(value, list):
+            parts.append(_list_field(name, value, loads, recent, loaded, bodies))
+            continue
+        size = len(dumps(value, None))
+        if size <= 300:
+            parts.append(pre(f"<b>{esc(name)}</b>: " + json_html(value, None)))
+        else:
+            parts.append(bodies.details(f"<b>{esc(name)}</b> ({size:,} chars)", f"request:{name}"))
+    return "".join(parts)
+
+
+def _list_field(
+    name: str,
+    items: list[Any],
+    loads: dict[str, Any],
+    recent: set[str],
+    loaded: set[str],
+    bodies: Bodies,
+) -> str:
+    rows = [heading(f"{name} [{len(items)}]")]
+    if name == "tools":
+        return "".join(rows) + _tools_field(items, loaded, bodies)
+    keep = {int(p.split(".")[1]) for p in recent if p.startswith(name + ".")}
+    for entry in windowed(len(items), keep):
+        if isinstance(entry, tuple):
+            rows.append(hidden_row(*entry, "items"))
+            continue
+        path = f"{name}.{entry}"
+        keys = [key("lp", path)] if path in loads else []
+        if path in loads:
+            keys += [key("tool", t) for t in loads[path].tools]
+        newest = path == max(recent, key=lambda p: int(p.split(".")[1]), default=None)
+        rows.append(
+            _item(name, entry, items[entry], bodies, keys=keys, lp=loads.get(path), open_=newest)
+        )
+    return "".join(rows)
+
+
+def _tools_field(items: list[Any], loaded: set[str], bodies: Bodies) -> str:
+    """Immediate tools (head and tail), definitions loaded recently; the rest by name."""
+    rows, earlier, waiting = [], [], []
+    immediate = [
+        i for i, t in enumerate(items) if not (isinstance(t, dict) and t.get("defer_loading"))
+    ]
+    shown = set(immediate[:HEAD]) | set(immediate[-TAIL:])
+    for i, item in enumerate(items):
+        tool = tool_name(item)
+        deferred = isinstance(item, dict) and bool(item.get("defer_loading"))
+        if deferred and tool not in loaded:
+            waiting.append(tool)
+        elif not deferred and i not in shown:
+            earlier.append(tool)
+        else:
+            rows.append(
+                _item("tools", i, item, bodies, deferred=deferred, keys=[key("tool", tool)])
+            )
+    if earlier:
+        rows.append(names_list(earlier, "more immediate tools"))
+    if waiting:
+        rows.append(
+            names_list(
+                waiting,
+                "more deferred definitions (carried in the request; in the model context only "
+                "from their load point, if any)",
+            )
+        )
+    return "".join(rows)
+
+
+def _item(
+    field_name: str,
+    i: int,
+    item: Any,
+    bodies: Bodies,
+    *,
+    deferred: bool = False,
+    keys: list[str] | None = None,
+    lp: Any = None,
+    open_: bool = False,
+) -> str:
+    carrier = _carrier(item)
+    label = f"{field_name}[{i}] {_item_summary(field_name, i, item)}"
+    marks = ""
+    style = ""
+    if deferred:
+        marks += " " + badge("defer_loading · loaded in history")
+        style += "opacity:.6;"
+    if carrier:
+        marks += " " + badge(f"carrier: {carrier}", CARRIER)
+        style += f"background:{CARRIER}55;"
+    if lp is not None:
+        marks += " " + badge("load point: + " + ", ".join(lp.tools), LOAD)
+    attrs = link_attrs(*(keys or []), cls="dtl-row") + (f' style="{style}"' if style else "")
+    return (
+        f"<div {attrs}>"
+        + bodies.details(
+            f"<code>{esc(label)}</code>{marks}", f"request:{field_name}.{i}", open_=open_
+        )
+        + "</div>"
+    )
+
+
+# -- model context -------------------------------------------------------------------------------

@@ -1,0 +1,141 @@
+"""The agent-state pane: active tools and where each entered, prompt sections, the transcript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dtl_notebook.agent.messages import (
+    AssistantMessage,
+    SystemUpdate,
+    ToolResultMessage,
+    UserMessage,
+)
+from dtl_notebook.context.tokens import encoding_for
+from dtl_notebook.notebook.html import (
+    LOAD,
+    badge,
+    clip,
+    esc,
+    heading,
+    key,
+    link_attrs,
+)
+from dtl_notebook.notebook.panes import (
+    HEAD,
+    TAIL,
+    Bodies,
+    hidden_row,
+    lp_key,
+    names_list,
+    recent_loads,
+    windowed,
+)
+from dtl_notebook.notebook.records import RequestRecord
+
+
+def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
+    if rec.state is None:
+        return (
+            '<p class="dtl-muted">Captured traffic: the agent that sent this request is not '
+            "known here, only its request JSON and what the provider makes of it.</p>"
+        )
+    st = rec.state
+    entered: dict[str, int] = {}
+    for i, message in enumerate(rec.messages):
+        if isinstance(message, ToolResultMessage):
+            for name in message.added_tool_names or []:
+                entered.setdefault(name, i)
+    paths = {lp.message_index: lp.path for lp in rec.load_points}
+    rows = []
+    active = list(st.active_tools)
+    shown = set(range(min(len(active), HEAD // 3))) | set(
+        range(max(0, len(active) - TAIL), len(active))
+    )
+    hidden = [n for i, n in enumerate(active) if i not in shown]
+    for i, name in enumerate(active):
+        if i not in shown:
+            continue
+        where = entered.get(name)
+        keys = [key("tool", name)]
+        if where is None:
+            at = "in the prefix"
+        else:
+            at = f"after message #{where}"
+            if where in paths:
+                keys.append(lp_key(paths[where]))
+        rows.append(
+            f"<tr {link_attrs(*keys)}><td><code>{esc(name)}</code></td>"
+            f'<td class="dtl-muted">{esc(at)}</td></tr>'
+        )
+    parts = [
+        heading(f"Active tools ({len(st.active_tools)} of {st.registry_size} registered)"),
+        f'<table class="dtl-table">{"".join(rows)}</table>',
+        names_list(hidden, "more active tools") if hidden else "",
+        heading("System prompt sections the model holds"),
+    ]
+    counter = encoding_for(rec.provider, rec.model)
+    for name, text in st.sections.items():
+        size = f"{counter.count(text):,} tokens, {len(text):,} chars"
+        if name == "tool_catalog":
+            size += f"; {_catalog_lines(text)}"
+        summary = f"<code>{esc(name)}</code> ({esc(size)})"
+        parts.append(bodies.details(summary, f"state:section:{name}"))
+    parts.append(heading(f"Transcript ({len(rec.messages)} messages)"))
+    marked = {lp.message_index for lp in recent_loads(rec)}
+    for entry in windowed(len(rec.messages), marked):
+        if isinstance(entry, tuple):
+            parts.append(hidden_row(*entry, "messages"))
+            continue
+        parts.append(_message_row(entry, rec.messages[entry], paths))
+    return "".join(parts)
+
+
+def _catalog_lines(text: str) -> str:
+    entries = [line for line in text.splitlines() if line.startswith("- ")]
+    grouped = any(" tools)" in line or " tool)" in line for line in entries)
+    return f"{len(entries)} {'groups' if grouped else 'tools'} listed"
+
+
+def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
+    label, body = type(message).__name__, ""
+    marked = False
+    if isinstance(message, UserMessage):
+        label, body = "user", esc(clip(_text(message.content), 160))
+    elif isinstance(message, AssistantMessage):
+        label = "assistant"
+        calls = ", ".join(f"{c.name}({clip(str(c.arguments), 80)})" for c in message.tool_calls)
+        body = esc(clip(message.text or "", 160)) + (
+            f"<br><code>→ {esc(calls)}</code>" if calls else ""
+        )
+    elif isinstance(message, ToolResultMessage):
+        label = "tool result" + (" (error)" if message.is_error else "")
+        body = esc(clip(_text(message.content), 160))
+        if message.added_tool_names:
+            keys = [key("tool", n) for n in message.added_tool_names]
+            if i in paths:
+                keys.insert(0, lp_key(paths[i]))
+            where = "" if i in paths else " (no load point on the wire: full list)"
+            body += (
+                f'<br><mark style="background:{LOAD}" {link_attrs(*keys)}>load point: + '
+                f"{esc(', '.join(message.added_tool_names))}{esc(where)}</mark>"
+            )
+            marked = True
+    elif isinstance(message, SystemUpdate):
+        label = "system update"
+        body = esc(", ".join(message.sections))
+    style = f' style="background:{LOAD}44"' if marked else ""
+    number = f'<span class="dtl-muted">#{i}</span>'
+    return f'<div class="dtl-row"{style}>{number} {badge(label)} {body}</div>'
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    texts = []
+    for part in content or []:
+        text = getattr(part, "text", None)
+        texts.append(text if isinstance(text, str) else "[image]")
+    return "".join(texts)
+
+
+# -- request JSON --------------------------------------------------------------------------------
