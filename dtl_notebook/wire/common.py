@@ -75,6 +75,8 @@ class Plan:
     order: list[str] = field(default_factory=list)  # active tool names, in activation order
     retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
     _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
+    # the transcript planned and its `rewrites`, where builders may resume earlier work on it
+    history: tuple[list[Message], int] | None = field(default=None, repr=False, compare=False)
 
     def loaded_snapshots(self) -> dict[str, ToolSpec]:
         """Each loaded tool's definition at its first load point (do not edit)."""

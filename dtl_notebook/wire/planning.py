@@ -161,7 +161,10 @@ def plan(session: Session) -> Plan:
             if len(_memos) >= REMEMBERED_PLANS and id(transcript) not in _memos:
                 _memos.clear()
             _memos[id(transcript)] = kept
-    return _plan(messages, tools, split, dict(system), first, walk)
+    the_plan = _plan(messages, tools, split, dict(system), first, walk)
+    if sharing() and rewrites is not None:
+        the_plan.history = (transcript, rewrites)
+    return the_plan
 
 
 def forget() -> None:
