@@ -67,6 +67,7 @@ ACTIONS = st.lists(
         st.tuples(st.just("register"), st.integers(12, 15)),
         st.tuples(st.just("unregister"), st.integers(0, 15)),
         st.tuples(st.just("deactivate"), st.integers(0, 15)),
+        st.tuples(st.just("replace"), st.integers(0, 40)),
         st.tuples(st.just("request"), st.integers(0, len(MODES) * len(PROFILES) - 1)),
     ),
     min_size=4,
@@ -99,6 +100,12 @@ def _apply(session: Session, action: tuple[str, Any], step: int) -> None:
         session.registry.unregister(_tool(value).name)
     elif kind == "deactivate":
         session.set_active_tools(n for n in session.active_tools if n != _tool(value).name)
+    elif kind == "replace":  # an old user message replaced by an edited copy; appends follow
+        users = [i for i, m in enumerate(session.messages) if isinstance(m, UserMessage)]
+        if users:
+            index = users[value % len(users)]
+            edited = [TextPart(text=f"edited {value} {step}")]
+            session.messages[index] = session.messages[index].model_copy(update={"content": edited})
 
 
 def _warm_and_cold(
@@ -280,3 +287,31 @@ def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> No
         assert {t.get("name") for t in fresh} >= {_tool(3).name, _tool(13).name}
         scratch_ids = {id(t) for t in scratch.payload["tools"]}
         assert not scratch_ids & {id(t) for t in third.payload["tools"]}
+
+
+def test_resumed_history_follows_replacements_and_provider_switches() -> None:
+    """A build resumes the serialized history of the previous one for this transcript; a
+    replaced message, appends after it, and a switch to another provider and back all give
+    the bytes of a cold build."""
+    session = Session(system="You help.", tools=[_tool(i) for i in range(3)])
+    session.user("please order 0")
+    session.assistant("noted")
+    plan = [
+        ("anthropic", {"cache": "explicit"}),
+        ("replace", {}),
+        ("anthropic", {"cache": "explicit"}),
+        ("openai-chat", {}),
+        ("anthropic", {"cache": "explicit"}),
+        ("anthropic", {}),
+    ]
+    for step, (provider, options) in enumerate(plan):
+        if provider == "replace":
+            _replace_first_user(session, f"please edited {step}")
+            continue
+        model = "claude-opus-4-8" if provider == "anthropic" else "gpt-5.4"
+        request = build_request(session, provider, model, **options)
+        with unremembered():
+            scratch = build_request(session, provider, model, **options)
+        assert request.json() == scratch.json() and request.notes == scratch.notes
+        session.user(f"turn {step}")
+        session.assistant(f"done {step}")

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
-from dtl_notebook.wire.common import LoadPoint, WireRequest, plan
+from dtl_notebook.wire.common import LoadPoint, WireRequest
+from dtl_notebook.wire.planning import plan
 from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
 from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
 from dtl_notebook.wire.validate import WireValidationError, validate_payload

@@ -44,6 +44,7 @@ from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+from dtl_notebook.wire.resume import Checkpoint, Walks
 from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "anthropic"
@@ -67,6 +68,7 @@ PLACEHOLDER = {
 }
 NEUTRAL_TOOL_USE = {"type", "id", "name", "input"}
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
+_walks = Walks()  # the message walk of earlier requests, resumed when the transcript grew
 
 
 def tool_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -323,7 +325,20 @@ class _Builder:
     def build_messages(self, references: bool) -> None:
         plan = self.plan
         collapse = not self.profile.mid_conversation_system
-        for index in range(plan.first, len(plan.messages)):
+        key = (self.profile, self.search, references, plan.first)
+        start = plan.first
+        resumed = _walks.find(plan, key)
+        if resumed is not None:
+            start = resumed.seen
+            self.messages = resumed.messages
+            self.notes.extend(resumed.notes)
+            self.sources = resumed.state["sources"]
+            self.load_points = resumed.state["load_points"]
+            self.server_loaded = resumed.state["server_loaded"]
+            self.siblings = resumed.state["siblings"]
+            self.pending_system = resumed.state["pending_system"]
+        notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
+        for index in range(start, len(plan.messages)):
             message = plan.messages[index]
             if not isinstance(message, ToolResultMessage):
                 self.flush_siblings(index)
@@ -338,6 +353,17 @@ class _Builder:
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
+        state = {
+            "sources": list(self.sources),
+            "load_points": list(self.load_points),
+            "server_loaded": set(self.server_loaded),
+            "siblings": list(self.siblings),
+            "pending_system": list(self.pending_system),
+        }
+        checkpoint = Checkpoint(
+            len(plan.messages), list(self.messages), state, self.notes[notes_before:]
+        )
+        _walks.keep(plan, key, checkpoint)
         self.flush_siblings(len(plan.messages))
         self.flush_system(len(plan.messages))
         if self.pending_system:
@@ -367,14 +393,30 @@ class _Builder:
         last_immediate = [t for t in tools if not t.get("defer_loading") and "type" not in t]
         if last_immediate:
             last_immediate[-1]["cache_control"] = dict(marker)
-        blocks = [b for m in self.messages for b in m["content"]]
+        total = sum(len(m["content"]) for m in self.messages)
         previous_end = self._previous_request_blocks()
-        if previous_end and len(blocks) - previous_end > MAX_NEW_BLOCKS:
-            _mark(blocks[previous_end - 1], marker)
-        if cache == "explicit" and blocks:
-            _mark(blocks[-1], marker)
+        if previous_end and total - previous_end > MAX_NEW_BLOCKS:
+            self._mark(previous_end - 1, marker)
+        if cache == "explicit" and total:
+            self._mark(total - 1, marker)
             return None
         return dict(marker)
+
+    def _mark(self, position: int, marker: JSON) -> None:
+        """Mark the block at `position` (counted over all messages) on a copy of it and of its
+        message: payload messages are shared with later requests (`wire.resume`)."""
+        for row, message in enumerate(self.messages):
+            content = message["content"]
+            if position >= len(content):
+                position -= len(content)
+                continue
+            block = content[position]
+            if block.get("type") in {"thinking", "redacted_thinking"}:
+                return
+            content = list(content)
+            content[position] = {**block, "cache_control": dict(marker)}
+            self.messages[row] = {**message, "content": content}
+            return
 
     def _previous_request_blocks(self) -> int:
         """Blocks in the messages the previous request ended with (before the last reply)."""
@@ -388,12 +430,6 @@ def _server_search_block(data: JSON) -> bool:
     if data.get("type") == "server_tool_use":
         return data.get("name") in SEARCH_TOOL_NAMES
     return data.get("type") in SERVER_SEARCH_BLOCKS
-
-
-def _mark(block: JSON, marker: JSON) -> None:
-    if block.get("type") in {"thinking", "redacted_thinking"}:
-        return
-    block["cache_control"] = dict(marker)
 
 
 def build(

@@ -8,19 +8,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.agent.messages import (
-    AssistantMessage,
     Message,
-    SystemUpdate,
-    ToolResultMessage,
 )
-from dtl_notebook.agent.sections import apply_patch, render_section
-from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
+from dtl_notebook.agent.sections import render_section
+from dtl_notebook.agent.split import DeferredSplit
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.validate import required_betas
 
 if TYPE_CHECKING:
-    from dtl_notebook.agent.session import Session
+    pass
 
 JSON = dict[str, Any]
 
@@ -78,6 +75,8 @@ class Plan:
     order: list[str] = field(default_factory=list)  # active tool names, in activation order
     retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
     _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
+    # the transcript planned and its `rewrites`, where builders may resume earlier work on it
+    history: tuple[list[Message], int] | None = field(default=None, repr=False, compare=False)
 
     def loaded_snapshots(self) -> dict[str, ToolSpec]:
         """Each loaded tool's definition at its first load point (do not edit)."""
@@ -99,89 +98,10 @@ class Plan:
         return sorted(tools.values(), key=lambda t: rank.get(t.name, len(rank)))
 
 
-def plan(session: Session) -> Plan:
-    """Split the tools and place every deferred definition at its first marker.
-
-    Definitions come from the marker's snapshot. A tool deactivated after its load point keeps
-    that load point (`Plan.retired`), so history never changes when the active set shrinks.
-    """
-    messages = list(session.messages)
-    tools = session.tools()
-    split = split_deferred_tools(tools, messages)
-    system: dict[str, str] = {}
-    first = 0
-    while first < len(messages) and isinstance(messages[first], SystemUpdate):
-        system = apply_patch(system, messages[first].sections)  # type: ignore[union-attr]
-        first += 1
-    if not messages:
-        system = session.desired_sections()
-    loads: dict[int, list[ToolSpec]] = {}
-    notes: list[str] = []
-    loaded: set[str] = set()
-    active = {t.name for t in split.immediate} | set(split.deferred)
-    used: set[str] = set()
-    retired: dict[str, ToolSpec] = {}
-    for index, message in enumerate(messages):
-        if isinstance(message, AssistantMessage):
-            used.update(call.name for call in message.tool_calls)
-        if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
-            continue
-        specs = []
-        for name in message.added_tool_names:
-            if name in loaded:
-                continue
-            snapshot = message.snapshot(name)
-            if name in split.deferred:
-                spec = snapshot or split.deferred[name].spec()
-            elif name not in active and name not in used and snapshot is not None:
-                spec = retired[name] = snapshot  # deactivated later: history keeps its load
-            else:
-                continue
-            loaded.add(name)
-            specs.append(spec)
-        if specs:
-            loads[index] = specs
-    redefined: dict[str, ToolSpec] = {}
-    snapshots: dict[str, ToolSpec] = {}
-    for specs in loads.values():
-        for spec in specs:
-            snapshots.setdefault(spec.name, spec)
-    for name, tool in split.deferred.items():
-        snapshot = snapshots.get(name)
-        if snapshot is not None and not same_definition(snapshot, tool):
-            redefined[name] = tool.spec()
-            notes.append(
-                f"tool {name!r} was redefined after its load point: history keeps the definition "
-                "the model was given there (register the new one under a new name to load it)"
-            )
-    if retired:
-        notes.append(
-            f"tool(s) {list(retired)} were loaded earlier but are no longer active: history keeps "
-            "their load points with the recorded definitions (a later call to one gets an error)"
-        )
-    removed = [n for n in _removed_after_marker(messages, split) if n not in retired]
-    if removed:
-        notes.append(
-            f"tool(s) {removed} were loaded earlier but are no longer active: their load points "
-            "are dropped, which rewrites history from there (cache miss)"
-        )
-    order = [t.name for t in tools]
-    return Plan(messages, split, system, first, loads, redefined, notes, order, retired)
-
-
 def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
     """Whether two tools define the same thing (a Tool's implementation is not part of it);
     equal to comparing their `spec()`s without re-validating the schemas."""
     return all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
-
-
-def _removed_after_marker(messages: list[Message], split: DeferredSplit) -> list[str]:
-    current = {t.name for t in split.immediate} | set(split.deferred)
-    gone: list[str] = []
-    for message in messages:
-        if isinstance(message, ToolResultMessage):
-            gone.extend(n for n in message.added_tool_names or [] if n not in current)
-    return list(dict.fromkeys(gone))
 
 
 def render_patch(patch: dict[str, str | None]) -> str:

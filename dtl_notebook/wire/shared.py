@@ -41,6 +41,11 @@ def unshared() -> Iterator[None]:
         _switch.off = before
 
 
+def sharing() -> bool:
+    """Whether this thread may reuse earlier work (not inside `unshared`)."""
+    return not getattr(_switch, "off", False)
+
+
 def tool_items(
     make: Callable[[ToolSpec, bool], JSON], tools: list[ToolSpec], deferred: bool
 ) -> list[JSON]:

@@ -1,0 +1,251 @@
+"""The plan of a session, resumed from the previous one when the transcript only grew.
+
+`plan` splits the tools and places every deferred definition at its first marker (see
+`common.Plan`). Both passes walk the whole transcript, and the split is a decision over the
+whole history: a later error result un-counts an earlier call. The memo keeps each pass's state
+at the end of the transcript it saw. A transcript that is the same list, with the same
+`rewrites` (so every message seen is still in place), the same active tools and at least as
+many messages resumes both passes over the new messages only, unless a new message could
+change an earlier decision: an error result for a call already counted as a use. (A new marker
+defers a tool only if no earlier marker named it, or that marker would have deferred it
+already, so earlier load points stand.) Then, and while the system prompt is still being set
+up, it plans from scratch. Either way the plan is the one a cold pass gives.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
+from dtl_notebook.agent.sections import apply_patch
+from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
+from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.common import Plan, same_definition
+from dtl_notebook.wire.shared import sharing
+
+if TYPE_CHECKING:
+    from dtl_notebook.agent.session import Session
+
+REMEMBERED_PLANS = 8  # transcripts whose last plan is kept
+
+
+@dataclass
+class _Walk:
+    """Both passes' state at the end of the messages walked so far."""
+
+    seen: int = 0
+    failed: set[str] = field(default_factory=set)  # call ids answered by an error result
+    counted: set[str] = field(default_factory=set)  # call ids counted as a use by the split
+    split_used: set[str] = field(default_factory=set)
+    deferred_names: set[str] = field(default_factory=set)
+    used: set[str] = field(default_factory=set)  # every called name, for the load pass
+    loaded: set[str] = field(default_factory=set)
+    loads: dict[int, list[ToolSpec]] = field(default_factory=dict)
+    retired: dict[str, ToolSpec] = field(default_factory=dict)
+    marked: dict[str, None] = field(default_factory=dict)  # marked names, in order
+
+    def copy(self) -> _Walk:
+        return replace(
+            self,
+            failed=set(self.failed),
+            counted=set(self.counted),
+            split_used=set(self.split_used),
+            deferred_names=set(self.deferred_names),
+            used=set(self.used),
+            loaded=set(self.loaded),
+            loads=dict(self.loads),
+            retired=dict(self.retired),
+            marked=dict(self.marked),
+        )
+
+    def split_pass(self, messages: list[Message]) -> None:
+        """The split's walk of `messages[seen:]` (all failed ids are known beforehand)."""
+        for message in messages[self.seen :]:
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls:
+                    if call.id not in self.failed:
+                        self.split_used.add(call.name)
+                        self.counted.add(call.id)
+            elif isinstance(message, ToolResultMessage) and message.added_tool_names:
+                names = message.added_tool_names
+                self.deferred_names.update(n for n in names if n not in self.split_used)
+                self.marked.update(dict.fromkeys(names))
+
+    def load_pass(self, messages: list[Message], split: DeferredSplit, active: set[str]) -> None:
+        """Place deferred definitions at their first marker in `messages[seen:]`."""
+        for index in range(self.seen, len(messages)):
+            message = messages[index]
+            if isinstance(message, AssistantMessage):
+                self.used.update(call.name for call in message.tool_calls)
+            if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
+                continue
+            specs = []
+            for name in message.added_tool_names:
+                if name in self.loaded:
+                    continue
+                snapshot = message.snapshot(name)
+                if name in split.deferred:
+                    spec = snapshot or split.deferred[name].spec()
+                elif name not in active and name not in self.used and snapshot is not None:
+                    spec = self.retired[name] = snapshot  # deactivated later: history keeps it
+                else:
+                    continue
+                self.loaded.add(name)
+                specs.append(spec)
+            if specs:
+                self.loads[index] = specs
+        self.seen = len(messages)
+
+
+@dataclass
+class _Memo:
+    transcript: weakref.ref[list[Message]]
+    rewrites: int
+    tools: list[ToolSpec]  # kept alive, so their ids stay theirs
+    tool_ids: tuple[int, ...]
+    first: int
+    system: dict[str, str]
+    walk: _Walk
+
+
+_memos: dict[int, _Memo] = {}
+_lock = threading.Lock()
+
+
+def plan(session: Session) -> Plan:
+    """Split the tools and place every deferred definition at its first marker.
+
+    Definitions come from the marker's snapshot. A tool deactivated after its load point keeps
+    that load point (`Plan.retired`), so history never changes when the active set shrinks.
+    """
+    transcript = session.messages
+    messages = list(transcript)
+    tools: list[ToolSpec] = list(session.tools())
+    tool_ids = tuple(map(id, tools))
+    rewrites = getattr(transcript, "rewrites", None)
+    memo = _memos.get(id(transcript)) if sharing() and rewrites is not None else None
+    resumed = None
+    if (
+        memo is not None
+        and memo.transcript() is transcript
+        and memo.rewrites == rewrites
+        and memo.tool_ids == tool_ids
+        and memo.first < memo.walk.seen <= len(messages)
+    ):
+        resumed = _resume(memo, messages, tools)
+    if resumed is None:
+        split = split_deferred_tools(tools, messages)
+        first, system = _leading_system(messages)
+        if not messages:
+            system = session.desired_sections()
+        walk = _Walk(failed={m.call_id for m in _errors(messages, 0)})
+        walk.split_pass(messages)
+        walk.load_pass(messages, split, {t.name for t in split.immediate} | set(split.deferred))
+    else:
+        split, walk = resumed
+        first, system = memo.first, memo.system  # type: ignore[union-attr]
+    if sharing() and rewrites is not None:
+        kept = _Memo(
+            weakref.ref(transcript),
+            rewrites,
+            tools,
+            tool_ids,
+            first,
+            system,
+            walk,
+        )
+        with _lock:
+            if len(_memos) >= REMEMBERED_PLANS and id(transcript) not in _memos:
+                _memos.clear()
+            _memos[id(transcript)] = kept
+    the_plan = _plan(messages, tools, split, dict(system), first, walk)
+    if sharing() and rewrites is not None:
+        the_plan.history = (transcript, rewrites)
+    return the_plan
+
+
+def forget() -> None:
+    """Drop every remembered plan (the next ones are made from scratch)."""
+    with _lock:
+        _memos.clear()
+
+
+def _resume(
+    memo: _Memo, messages: list[Message], tools: list[ToolSpec]
+) -> tuple[DeferredSplit, _Walk] | None:
+    """The split and walk over `messages` continued from `memo`, or None where a new message
+    could change a decision about an earlier one."""
+    walk = memo.walk.copy()
+    new_failed = {m.call_id for m in _errors(messages, walk.seen)}
+    if new_failed & walk.counted:
+        return None  # an error result un-counts a call already counted as a use
+    walk.failed |= new_failed
+    walk.split_pass(messages)
+    current: dict[str, ToolSpec] = {}
+    for tool in tools:
+        current[tool.name] = tool
+    # a name deferred only now was named by no earlier marker (that marker would have deferred
+    # it, as the error check above keeps every earlier use counted): earlier loads stand
+    split = DeferredSplit(
+        immediate=[t for n, t in current.items() if n not in walk.deferred_names],
+        deferred={n: t for n, t in current.items() if n in walk.deferred_names},
+    )
+    walk.load_pass(messages, split, set(current))
+    return split, walk
+
+
+def _errors(messages: list[Message], start: int) -> list[ToolResultMessage]:
+    return [m for m in messages[start:] if isinstance(m, ToolResultMessage) and m.is_error]
+
+
+def _leading_system(messages: list[Message]) -> tuple[int, dict[str, str]]:
+    system: dict[str, str] = {}
+    first = 0
+    while first < len(messages) and isinstance(messages[first], SystemUpdate):
+        system = apply_patch(system, messages[first].sections)  # type: ignore[union-attr]
+        first += 1
+    return first, system
+
+
+def _plan(
+    messages: list[Message],
+    tools: list[ToolSpec],
+    split: DeferredSplit,
+    system: dict[str, str],
+    first: int,
+    walk: _Walk,
+) -> Plan:
+    """The plan from the finished walk: redefinitions and the notes about them."""
+    loads = dict(walk.loads)
+    notes: list[str] = []
+    snapshots: dict[str, ToolSpec] = {}
+    for specs in loads.values():
+        for spec in specs:
+            snapshots.setdefault(spec.name, spec)
+    redefined: dict[str, ToolSpec] = {}
+    for name, tool in split.deferred.items():
+        snapshot = snapshots.get(name)
+        if snapshot is not None and not same_definition(snapshot, tool):
+            redefined[name] = tool.spec()
+            notes.append(
+                f"tool {name!r} was redefined after its load point: history keeps the definition "
+                "the model was given there (register the new one under a new name to load it)"
+            )
+    retired = dict(walk.retired)
+    if retired:
+        notes.append(
+            f"tool(s) {list(retired)} were loaded earlier but are no longer active: history keeps "
+            "their load points with the recorded definitions (a later call to one gets an error)"
+        )
+    current = {t.name for t in split.immediate} | set(split.deferred)
+    removed = [n for n in walk.marked if n not in current and n not in retired]
+    if removed:
+        notes.append(
+            f"tool(s) {removed} were loaded earlier but are no longer active: their load points "
+            "are dropped, which rewrites history from there (cache miss)"
+        )
+    order = [t.name for t in tools]
+    return Plan(messages, split, system, first, loads, redefined, notes, order, retired)

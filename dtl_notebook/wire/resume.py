@@ -1,0 +1,104 @@
+"""Serialized history kept between requests: a builder resumes where the last one stopped.
+
+A builder walks the transcript and appends payload messages. When the transcript is the same
+list with the same `rewrites` (every message seen is still in place) and only grew, and
+everything else the walk reads is the same (`key`: provider, profile, options, the load points
+of the messages seen), the payload messages made from the messages seen are the same too. The
+builder stores its state after the walk (`Checkpoint`) and the next build starts from a copy of
+it. Payload messages kept here go into later bodies as they are, so nothing may edit one after
+the walk: the breakpoint code copies a message and block before marking it.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from dtl_notebook.agent.messages import Message
+from dtl_notebook.wire.common import Plan
+from dtl_notebook.wire.shared import sharing
+
+JSON = dict[str, Any]
+REMEMBERED_WALKS = 16  # per provider module: transcripts x settings kept
+
+
+@dataclass
+class Checkpoint:
+    """A builder's state after walking `plan.messages[:seen]` (before the final flushes)."""
+
+    seen: int
+    messages: list[JSON]  # the last one is a private copy: later walks extend it
+    state: dict[str, Any] = field(default_factory=dict)  # builder-specific, copied on restore
+    notes: list[str] = field(default_factory=list)  # notes the walk added
+
+
+@dataclass
+class _Entry:
+    transcript: weakref.ref[list[Message]]
+    rewrites: int
+    key: tuple[Any, ...]
+    loads: list[tuple[int, list[Any]]]  # the load points seen, compared by identity
+    checkpoint: Checkpoint
+
+
+class Walks:
+    """The checkpoints of one builder, one per transcript and key, bounded."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, tuple[Any, ...]], _Entry] = {}
+        self._lock = threading.Lock()
+
+    def find(self, plan: Plan, key: tuple[Any, ...]) -> Checkpoint | None:
+        """The checkpoint to resume `plan` from, if one is valid for it."""
+        if plan.history is None or not sharing():
+            return None
+        transcript, rewrites = plan.history
+        entry = self._entries.get((id(transcript), key))
+        if (
+            entry is None
+            or entry.transcript() is not transcript
+            or entry.rewrites != rewrites
+            or entry.checkpoint.seen > len(plan.messages)
+            or not _same_loads(entry.loads, _loads_before(plan, entry.checkpoint.seen))
+        ):
+            return None
+        checkpoint = entry.checkpoint
+        messages = list(checkpoint.messages)
+        if messages:
+            last = messages[-1]
+            messages[-1] = {**last, "content": list(last["content"])}
+        state = {k: type(v)(v) for k, v in checkpoint.state.items()}
+        return Checkpoint(checkpoint.seen, messages, state, list(checkpoint.notes))
+
+    def keep(self, plan: Plan, key: tuple[Any, ...], checkpoint: Checkpoint) -> None:
+        """Remember `checkpoint` for the next build of this transcript with this key."""
+        if plan.history is None or not sharing():
+            return
+        transcript, rewrites = plan.history
+        if checkpoint.messages:
+            last = checkpoint.messages[-1]
+            checkpoint.messages[-1] = {**last, "content": list(last["content"])}
+        entry = _Entry(
+            weakref.ref(transcript), rewrites, key, _loads_before(plan, checkpoint.seen), checkpoint
+        )
+        with self._lock:
+            if (
+                len(self._entries) >= REMEMBERED_WALKS
+                and (id(transcript), key) not in self._entries
+            ):
+                self._entries.clear()
+            self._entries[(id(transcript), key)] = entry
+
+    def forget(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def _loads_before(plan: Plan, seen: int) -> list[tuple[int, list[Any]]]:
+    return sorted((i, specs) for i, specs in plan.loads.items() if i < seen)
+
+
+def _same_loads(a: list[tuple[int, list[Any]]], b: list[tuple[int, list[Any]]]) -> bool:
+    return len(a) == len(b) and all(i == j and x is y for (i, x), (j, y) in zip(a, b, strict=True))
