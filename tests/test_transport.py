@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import json
 from typing import Any
 
 import anthropic
@@ -71,7 +70,8 @@ def test_the_body_on_the_wire_is_the_built_payload(provider: str) -> None:
     transport, recording = _transport(provider)
     reply = transport.send(request)
     (sent,) = recording.seen
-    assert json.loads(sent.content) == request.payload
+    assert sent.content == request.json().encode()  # the exact text, not a re-serialization
+    assert sent.headers["content-type"] == "application/json"
     endings = {"anthropic": "/messages", "openai-responses": "/responses"}
     assert sent.url.path.endswith(endings.get(provider, "/chat/completions"))
     assert "anthropic-beta" not in sent.headers

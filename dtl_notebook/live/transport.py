@@ -41,10 +41,11 @@ class Transport(Protocol):
 class SDKTransport:
     """The official client for a provider, posting the request body as it is.
 
-    The body has already been validated against the same SDK request types, so it goes through
-    the client's `post` (auth, headers, retries, error mapping and response models included)
-    rather than `messages.create(**body)`, which would walk and re-transform every item again:
-    seconds per request for a body carrying thousands of tool definitions.
+    The body has already been validated against the same SDK request types, so its exact text
+    (`request.json()`) goes through the client's `post` (auth, headers, retries, error mapping
+    and response models included) rather than `messages.create(**body)`, which would walk,
+    re-transform and copy every item again: seconds per request for a body carrying thousands
+    of tool definitions.
     """
 
     def __init__(self, provider: str, client: Any, name: str) -> None:
@@ -52,10 +53,15 @@ class SDKTransport:
 
     def send(self, request: WireRequest) -> JSON:
         path, response_type = _ENDPOINTS[self.provider]
-        headers = {"anthropic-beta": ",".join(request.betas)} if request.betas else {}
+        headers = {"Content-Type": "application/json"}
+        if request.betas:
+            headers["anthropic-beta"] = ",".join(request.betas)
         try:
             response = self.client.post(
-                path, cast_to=response_type, body=request.payload, options={"headers": headers}
+                path,
+                cast_to=response_type,
+                content=request.json().encode(),
+                options={"headers": headers},
             )
         except (anthropic.APIStatusError, openai.APIStatusError) as exc:
             raise ProviderError(
