@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 import anthropic
@@ -111,3 +112,12 @@ def test_transport_sends_the_beta_header_through_the_beta_resource() -> None:
     plain = {k: v for k, v in body.items() if k != "context_management"}
     transport.send(WireRequest("anthropic", "claude-opus-4-8", plain, "custom"))
     assert "anthropic-beta" not in recording.seen[-1].headers
+
+
+def test_a_responses_reply_is_kept_without_the_echo_of_the_request_tools() -> None:
+    request = build_request(_session(), "openai-responses", "gpt-5.4", search="hosted")
+    transport, recording = _transport("openai-responses")
+    reply = transport.send(request)
+    echoed = json.loads(recording.emulator.transport.handle_request(recording.seen[0]).read())
+    assert echoed["tools"]  # the provider echoes them; the kept reply leaves the echo out
+    assert "tools" not in reply and reply["output"] and reply["usage"]

@@ -69,7 +69,11 @@ class SDKTransport:
             ) from exc
         except (anthropic.APIConnectionError, openai.APIConnectionError) as exc:
             raise ProviderError(self.provider, f"connection failed: {exc}") from exc
-        data = response.model_dump(mode="json", exclude_none=True, warnings=False)
+        # a Responses reply echoes the request's `tools` (thousands of definitions in a hosted
+        # search request); the echo is in the request already, and dumping it costs more than
+        # the whole rest of a turn
+        echo = {"tools"} if self.provider == "openai-responses" else None
+        data = response.model_dump(mode="json", exclude_none=True, warnings=False, exclude=echo)
         assert isinstance(data, dict)
         return data
 
