@@ -45,6 +45,7 @@ class Emulator:
         self.requests: list[JSON] = []
         self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
+        self._search_index: tuple[tuple[str, str], Any] | None = None
         self.transport = httpx2.MockTransport(self.handle)
 
     def _id(self, prefix: str) -> str:
@@ -146,6 +147,17 @@ class Emulator:
 
     # -- server-side tool search ------------------------------------------------------------
     def _server_search(self, candidates: list[JSON], query: str, regex: bool) -> list[str]:
+        engine = self._index(candidates, "regex" if regex else "bm25")
+        pattern = "|".join(query.split()) if regex else query
+        found: list[str] = engine.search(pattern, 5)
+        return found
+
+    def _index(self, candidates: list[JSON], kind: str) -> Any:
+        """The search index over these candidates, rebuilt only when they change: a provider
+        indexes its deferred tools once, not on every request."""
+        key = (kind, json.dumps(candidates, sort_keys=True))
+        if self._search_index is not None and self._search_index[0] == key:
+            return self._search_index[1]
         specs = []
         for tool in candidates:
             try:
@@ -160,10 +172,10 @@ class Emulator:
                 )
             except Exception:  # a definition the engine cannot index is simply not found
                 continue
-        engine = make_engine("regex" if regex else "bm25")
+        engine = make_engine(kind)
         engine.index(specs)
-        pattern = "|".join(query.split()) if regex else query
-        return engine.search(pattern, 5)
+        self._search_index = (key, engine)
+        return engine
 
     def _decide(self, view: View) -> Action:
         return self.policy.decide(view)
