@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-import difflib
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +11,6 @@ from IPython.display import display
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.session import Session
 from dtl_notebook.agent.tool_search import SessionSearch
-from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.live.catalog import demo_catalog
 from dtl_notebook.live.demos import DEMO_MODELS
@@ -26,20 +22,16 @@ from dtl_notebook.notebook.args import (
     check_provider,
     split_line,
 )
+from dtl_notebook.notebook.compare import compare_html, diff_html, entered_at, reserialized
 from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.export import export_html
-from dtl_notebook.notebook.html import esc, pre
-from dtl_notebook.notebook.panes import Bodies
+from dtl_notebook.notebook.html import esc
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
-    from_request,
-    preview_record,
 )
-from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.widget import AgentView
-from dtl_notebook.wire import build_request
 
 if TYPE_CHECKING:
     from dtl_notebook.notebook.magics import AgentMagics
@@ -125,7 +117,7 @@ class Commands:
     # -- subcommands -------------------------------------------------------------------------
     def do_tools(self, args: Any) -> HTML:
         session = self._agent(args).session
-        entered = _entered(session)
+        entered = entered_at(session)
         needle = (args.query or "").lower()
         active = set(session.active_tools)
         rows, text = [], []
@@ -202,37 +194,7 @@ class Commands:
         )
 
     def do_compare(self, args: Any) -> HTML:
-        agent = self._agent(args)
-        columns, text = [], []
-        for provider, model in DEMO_MODELS.items():
-            try:
-                record = preview_record(agent, provider, model)
-            except (DtlError, ValueError) as exc:
-                columns.append((provider, f"<p>{esc(exc)}</p>"))
-                text.append(f"{provider}: {exc}")
-                continue
-            loads = "; ".join(f"{', '.join(lp.tools)} at {lp.path}" for lp in record.load_points)
-            head = (
-                f"<p><b>{esc(provider)}</b> · {esc(model)} · mode <code>{esc(record.mode)}</code>"
-                f" · {record.cache.total_tokens:,} tokens<br>load points: "
-                f"<mark>{esc(loads or 'none')}</mark></p>"
-            )
-            columns.append((provider, head + request_pane(record, Bodies(record, lazy=False))))
-            text.append(f"{provider:>16}  {record.mode:<16} load points: {loads or 'none'}")
-        markers = _entered(agent.session)
-        truth = ", ".join(f"{n} after message #{i}" for n, i in markers.items()) or "none yet"
-        cells = "".join(
-            f'<td style="vertical-align:top;width:25%;border:1px solid #d0d7de;padding:4px">'
-            f'<div style="max-height:640px;overflow:auto">{body}</div></td>'
-            for _, body in columns
-        )
-        html = (
-            f"<div><p><b>One neutral truth</b>: tools entered {esc(truth)}. "
-            "<b>Four wire formats</b>:</p>"
-            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed"><tr>{cells}'
-            "</tr></table></div>"
-        )
-        return HTML(html, f"neutral load points: {truth}\n" + "\n".join(text))
+        return compare_html(self._agent(args))
 
     def do_show(self, args: Any) -> HTML:
         view = self._view(args)
@@ -263,35 +225,15 @@ class Commands:
         elif len(items) == 3 and items[0].isdigit():
             step = self._record(view, int(items[0]))
             providers = [check_provider_or_usage(p) for p in items[1:]]
-            a, b = (self._reserialize(view.agent, step, p) for p in providers)
+            if view.agent is None or step.state is None:
+                raise UsageError("only requests of a running session can be re-serialized")
+            a, b = (reserialized(view.agent, step, p) for p in providers)
             title = f"request {step.index + 1} on {providers[0]} → {providers[1]}"
         else:
             raise UsageError(
                 "%dtl diff takes two request numbers (3 4) or N P1 P2 (4 anthropic kimi)"
             )
-        analyzer = CacheAnalyzer(a.provider, a.model)
-        analyzer.add(a.payload)
-        entry = analyzer.add(b.payload) if a.provider == b.provider else None
-        cause = ""
-        if entry is not None:
-            brk = entry.cache_break
-            cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
-        lines = _json_diff(a.payload, b.payload)
-        html = (
-            f"<div><b>{esc(title)}</b><p>{esc(cause)}</p>"
-            + pre("".join(lines) or esc("(identical)"))
-            + "</div>"
-        )
-        return HTML(html, f"{title}\n{cause}".strip())
-
-    def _reserialize(
-        self, agent: Agent | None, record: RequestRecord, provider: str
-    ) -> RequestRecord:
-        if agent is None or record.state is None:
-            raise UsageError("only requests of a running session can be re-serialized")
-        clone = _session_at(agent.session, record)
-        request = build_request(clone, provider, DEMO_MODELS[provider])
-        return from_request(request, label="re-serialized", index=record.index, turn=record.turn)
+        return diff_html(a, b, title)
 
     def do_inspect(self, args: Any) -> AgentView:
         path = Path(args.path)
@@ -347,42 +289,6 @@ def check_provider_or_usage(value: str) -> str:
         return check_provider(value)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _entered(session: Session) -> dict[str, int]:
-    """Tool name -> index of the tool result after which it entered."""
-    entered: dict[str, int] = {}
-    for i, message in enumerate(session.messages):
-        for name in getattr(message, "added_tool_names", None) or []:
-            entered.setdefault(name, i)
-    return entered
-
-
-def _session_at(session: Session, record: RequestRecord) -> Session:
-    """A shallow copy of the session as it was when `record` was built."""
-    assert record.state is not None
-    clone = copy.copy(session)
-    clone.messages = list(session.messages[: record.state.message_count])
-    clone._active = list(record.state.active_tools)
-    return clone
-
-
-def _json_diff(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    old = json.dumps(a, indent=1, ensure_ascii=False).splitlines()
-    new = json.dumps(b, indent=1, ensure_ascii=False).splitlines()
-    out = []
-    for line in difflib.unified_diff(old, new, "A", "B", n=2, lineterm=""):
-        if line.startswith(("---", "+++")):
-            continue
-        if line.startswith("@@"):
-            out.append(f"<b>{esc(line)}</b>\n")
-        elif line.startswith("-"):
-            out.append(f'<del style="background:#ffd7d5">{esc(line)}</del>\n')
-        elif line.startswith("+"):
-            out.append(f'<ins style="background:#ccffd8">{esc(line)}</ins>\n')
-        else:
-            out.append(esc(line) + "\n")
-    return out[:2000]
 
 
 __all__ = ["Commands"]
