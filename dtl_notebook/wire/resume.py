@@ -21,7 +21,7 @@ from dtl_notebook.wire.common import Plan
 from dtl_notebook.wire.shared import sharing
 
 JSON = dict[str, Any]
-REMEMBERED_WALKS = 16  # per provider module: transcripts x settings kept
+REMEMBERED_WALKS = 16  # per builder: transcripts x settings kept
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Checkpoint:
     """A builder's state after walking `plan.messages[:seen]` (before the final flushes)."""
 
     seen: int
-    messages: list[JSON]  # the last one is a private copy: later walks extend it
+    messages: list[JSON]  # with `open_last`, the last one is a private copy
     state: dict[str, Any] = field(default_factory=dict)  # builder-specific, copied on restore
     notes: list[str] = field(default_factory=list)  # notes the walk added
 
@@ -44,11 +44,14 @@ class _Entry:
 
 
 class Walks:
-    """The checkpoints of one builder, one per transcript and key, bounded."""
+    """The checkpoints of one builder, one per transcript and key, bounded. `open_last`: the
+    builder extends its last payload message's `content` (merging turns), so that message is
+    kept and handed out as a private copy."""
 
-    def __init__(self) -> None:
+    def __init__(self, open_last: bool = False) -> None:
         self._entries: dict[tuple[int, tuple[Any, ...]], _Entry] = {}
         self._lock = threading.Lock()
+        self._open_last = open_last
 
     def find(self, plan: Plan, key: tuple[Any, ...]) -> Checkpoint | None:
         """The checkpoint to resume `plan` from, if one is valid for it."""
@@ -66,7 +69,7 @@ class Walks:
             return None
         checkpoint = entry.checkpoint
         messages = list(checkpoint.messages)
-        if messages:
+        if messages and self._open_last:
             last = messages[-1]
             messages[-1] = {**last, "content": list(last["content"])}
         state = {k: type(v)(v) for k, v in checkpoint.state.items()}
@@ -77,7 +80,7 @@ class Walks:
         if plan.history is None or not sharing():
             return
         transcript, rewrites = plan.history
-        if checkpoint.messages:
+        if checkpoint.messages and self._open_last:
             last = checkpoint.messages[-1]
             checkpoint.messages[-1] = {**last, "content": list(last["content"])}
         entry = _Entry(
