@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from dtl_notebook import Session, ToolCall
+from dtl_notebook.agent.frozen import FrozenDict, freeze, thaw
 from dtl_notebook.agent.messages import TextPart, ToolResultMessage
 from dtl_notebook.context.model import unremembered
 from dtl_notebook.wire import build_request
+from dtl_notebook.wire.betas import message_features
 from dtl_notebook.wire.chat import chat_messages
 from dtl_notebook.wire.planning import plan
 from tests.test_incremental_turns import _apply, _tool
@@ -122,3 +126,20 @@ def test_kimi_walk_checks_each_definition_it_read() -> None:
         cold, cold_points, _ = chat_messages(the_plan, "kimi", "append", [], redefined)
     assert second == cold != first and points == cold_points
     assert "v2" in second[-2]["tools"][0]["function"]["description"]
+
+
+def test_kept_payload_messages_are_frozen_and_checked_by_identity() -> None:
+    """Payload messages a later request shares are read-only; their beta features are
+    remembered per object, and an edited copy is looked at afresh."""
+    session = _session()
+    _same_as_cold(session, "anthropic")
+    session.user("more")
+    payload = _same_as_cold(session, "anthropic")
+    shared = payload["messages"][0]
+    assert type(shared) is FrozenDict
+    with pytest.raises(TypeError, match="read-only"):
+        shared["content"] = []
+    block = {"type": "mcp_tool_use", "id": "x", "name": "n", "server_name": "s", "input": {}}
+    edited = freeze({**thaw(shared), "content": [block]})
+    assert message_features(shared) == message_features(thaw(shared)) == (False, frozenset())
+    assert message_features(edited) == message_features(thaw(edited)) != (False, frozenset())

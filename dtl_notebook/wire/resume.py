@@ -6,7 +6,9 @@ everything else the walk reads is the same (`key`: provider, profile, options, t
 of the messages seen), the payload messages made from the messages seen are the same too. The
 builder stores its state after the walk (`Checkpoint`) and the next build starts from a copy of
 it. Payload messages kept here go into later bodies as they are, so nothing may edit one after
-the walk: the breakpoint code copies a message and block before marking it.
+the walk: kept messages are frozen (`agent.frozen`; the one a builder may still extend is kept
+as a private copy instead), and the breakpoint code copies a message and block before marking it.
+Checks find a frozen message unchanged by identity (`wire.betas.message_features`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtl_notebook.agent.frozen import FrozenDict, freeze
 from dtl_notebook.agent.messages import Message
 from dtl_notebook.wire.common import Plan
 from dtl_notebook.wire.shared import sharing
@@ -80,9 +83,14 @@ class Walks:
         if plan.history is None or not sharing():
             return
         transcript, rewrites = plan.history
-        if checkpoint.messages and self._open_last:
-            last = checkpoint.messages[-1]
-            checkpoint.messages[-1] = {**last, "content": list(last["content"])}
+        kept = checkpoint.messages
+        closed = len(kept) - 1 if kept and self._open_last else len(kept)
+        for row in range(closed):  # read-only from now on: facts about them are kept by identity
+            if type(kept[row]) is not FrozenDict:
+                kept[row] = freeze(kept[row])
+        if closed < len(kept):
+            last = kept[-1]
+            kept[-1] = {**last, "content": list(last["content"])}
         entry = _Entry(
             weakref.ref(transcript), rewrites, key, _loads_before(plan, checkpoint.seen), checkpoint
         )
