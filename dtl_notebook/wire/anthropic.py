@@ -68,7 +68,7 @@ PLACEHOLDER = {
 }
 NEUTRAL_TOOL_USE = {"type", "id", "name", "input"}
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
-_walks = Walks()  # the message walk of earlier requests, resumed when the transcript grew
+_walks = Walks(open_last=True)  # earlier message walks, resumed when the transcript grew
 
 
 def tool_json(tool: ToolSpec, deferred: bool = False) -> JSON:

@@ -9,13 +9,18 @@ A body is *beta* when it uses a key or block type that only the SDK's beta reque
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any
 
 import typing_extensions as te
 
+from dtl_notebook.agent.frozen import FrozenDict
 from dtl_notebook.wire.explain import union_members
 
 # Feature -> beta name (provider docs; see shared reference providers.md / tool-removal.md).
+MAX_REMEMBERED = 100_000  # frozen messages whose features are kept
+_features: dict[int, tuple[FrozenDict, tuple[bool, frozenset[str]]]] = {}
+_lock = threading.Lock()
 TOP_LEVEL_BETAS = {
     "mcp_servers": "mcp-client-2025-11-20",
     "context_management": "context-management-2025-06-27",
@@ -96,7 +101,22 @@ def _type_literals(root: Any) -> set[str]:
 
 
 def message_features(message: Any) -> tuple[bool, frozenset[str]]:
-    """(uses a beta type, beta names) for one entry of ``messages``."""
+    """(uses a beta type, beta names) for one entry of ``messages``; a frozen (shared, never
+    edited) message is looked at once."""
+    if type(message) is not FrozenDict:
+        return _message_features(message)
+    found = _features.get(id(message))
+    if found is not None and found[0] is message:
+        return found[1]
+    features = _message_features(message)
+    with _lock:
+        if len(_features) >= MAX_REMEMBERED:
+            _features.clear()
+        _features[id(message)] = (message, features)  # kept alive: its id is not reused
+    return features
+
+
+def _message_features(message: Any) -> tuple[bool, frozenset[str]]:
     if not isinstance(message, dict):
         return False, frozenset()
     beta_types = _beta_only()[1]

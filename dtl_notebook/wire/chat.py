@@ -8,7 +8,6 @@ system message, which rewrites the prefix.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from dtl_notebook.agent.messages import (
@@ -23,13 +22,21 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import render_sections, replay_sections
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.common import JSON, Plan, WireRequest, arguments_json, render_patch
+from dtl_notebook.wire.common import (
+    JSON,
+    LoadPoint,
+    Plan,
+    WireRequest,
+    arguments_json,
+    render_patch,
+)
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
+from dtl_notebook.wire.resume import Checkpoint, Walks
 
 PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
-BatchHook = Callable[[list[int], list[JSON]], None]
+_walks = Walks()  # earlier message walks, resumed when the transcript grew
 
 
 def function_json(tool: ToolSpec) -> JSON:
@@ -54,9 +61,17 @@ def _user_content(parts: list[TextPart | ImagePart]) -> str | list[JSON]:
 
 
 def chat_messages(
-    plan: Plan, provider: str, system_updates: str, notes: list[str], after_batch: BatchHook
-) -> list[JSON]:
-    """The messages array; `after_batch(indexes, out)` runs after each run of tool messages."""
+    plan: Plan,
+    provider: str,
+    system_updates: str,
+    notes: list[str],
+    batch_tools: dict[str, ToolSpec] | None = None,
+) -> tuple[list[JSON], list[LoadPoint], set[str]]:
+    """The messages array, its load points and the tool names they declare.
+
+    With `batch_tools` (Kimi: the active tools by name), a `{"role": "system", "tools": [...]}`
+    message follows each run of tool messages, declaring what that run's markers added (the
+    definition recorded at the marker, else the active or retired one)."""
     if system_updates not in SYSTEM_UPDATES:
         raise ValueError(f"system_updates must be one of {SYSTEM_UPDATES}, got {system_updates!r}")
     later = any(isinstance(m, SystemUpdate) for m in plan.messages[plan.first :])
@@ -64,33 +79,113 @@ def chat_messages(
     if later and system_updates == "rerender":
         sections = replay_sections(plan.messages)
         notes.append("system prompt re-rendered with the current sections (prefix changes)")
-    out: list[JSON] = []
+    head: list[JSON] = []
     if render_sections(sections):
-        out.append({"role": "system", "content": render_sections(sections)})
-    batch: list[int] = []
-    for index in range(plan.first, len(plan.messages)):
-        message = plan.messages[index]
-        if batch and not isinstance(message, ToolResultMessage):
-            after_batch(batch, out)
-            batch = []
-        if isinstance(message, SystemUpdate):
-            if system_updates == "append":
-                out.append({"role": "system", "content": render_patch(dict(message.sections))})
-        elif isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message.content)})
-        elif isinstance(message, AssistantMessage):
-            out.append(_assistant(index, message, provider, notes))
-        elif isinstance(message, ToolResultMessage):
-            if any(isinstance(p, ImagePart) for p in message.content):
-                notes.append(f"tool result {message.call_id!r}: images dropped (text only here)")
-            text = message.text
-            if message.is_error and not text.startswith("Error"):
-                text = f"Error: {text}"
-            out.append({"role": "tool", "tool_call_id": message.call_id, "content": text})
-            batch.append(index)
-    if batch:
-        after_batch(batch, out)
-    return out
+        head.append({"role": "system", "content": render_sections(sections)})
+    walk = _Walk(plan, provider, system_updates, batch_tools)
+    first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
+    walk.resume(notes)
+    walk.run(notes, first_note)
+    out = head + walk.out
+    points = [
+        LoadPoint(index, names, f"messages.{len(head) + row}.tools")
+        for row, index, names in walk.loads
+    ]
+    return out, points, set(walk.marked)
+
+
+class _Walk:
+    """The messages after the system message, resumed from the last walk of the transcript."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        provider: str,
+        system_updates: str,
+        batch_tools: dict[str, ToolSpec] | None,
+    ) -> None:
+        self.plan, self.provider, self.system_updates = plan, provider, system_updates
+        self.batch_tools = batch_tools
+        self.key = (provider, system_updates, plan.first, batch_tools is None)
+        self.out: list[JSON] = []
+        self.batch: list[int] = []
+        self.loads: list[tuple[int, int, list[str]]] = []  # (row in out, index, names)
+        self.marked: dict[str, None] = {}
+        # each tool name the batches looked up: its active and retired definitions then
+        self.reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]] = {}
+        self.start = plan.first
+
+    def resume(self, notes: list[str]) -> None:
+        found = _walks.find(self.plan, self.key)
+        if found is None or not self._same_reads(found.state["reads"]):
+            return
+        self.start, self.out = found.seen, found.messages
+        self.batch, self.loads = found.state["batch"], found.state["loads"]
+        self.marked, self.reads = found.state["marked"], found.state["reads"]
+        notes.extend(found.notes)
+
+    def _same_reads(self, reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]]) -> bool:
+        active, retired = self.batch_tools or {}, self.plan.retired
+        return all(
+            active.get(name) is a and retired.get(name) is r for name, (a, r) in reads.items()
+        )
+
+    def run(self, notes: list[str], first_note: int) -> None:
+        plan, out = self.plan, self.out
+        for index in range(self.start, len(plan.messages)):
+            message = plan.messages[index]
+            if self.batch and not isinstance(message, ToolResultMessage):
+                self.flush()
+            if isinstance(message, SystemUpdate):
+                if self.system_updates == "append":
+                    out.append({"role": "system", "content": render_patch(dict(message.sections))})
+            elif isinstance(message, UserMessage):
+                out.append({"role": "user", "content": _user_content(message.content)})
+            elif isinstance(message, AssistantMessage):
+                out.append(_assistant(index, message, self.provider, notes))
+            elif isinstance(message, ToolResultMessage):
+                if any(isinstance(p, ImagePart) for p in message.content):
+                    notes.append(
+                        f"tool result {message.call_id!r}: images dropped (text only here)"
+                    )
+                text = message.text
+                if message.is_error and not text.startswith("Error"):
+                    text = f"Error: {text}"
+                out.append({"role": "tool", "tool_call_id": message.call_id, "content": text})
+                self.batch.append(index)
+        state = {
+            "batch": list(self.batch),
+            "loads": list(self.loads),
+            "marked": dict(self.marked),
+            "reads": dict(self.reads),
+        }
+        walked = Checkpoint(len(plan.messages), list(out), state, notes[first_note:])
+        _walks.keep(plan, self.key, walked)
+        if self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Close a run of tool messages (Kimi: declare the tools its markers added)."""
+        batch, self.batch = self.batch, []
+        if self.batch_tools is None:
+            return
+        active, retired = self.batch_tools, self.plan.retired
+        specs: dict[str, ToolSpec] = {}
+        for index in batch:
+            message = self.plan.messages[index]
+            assert isinstance(message, ToolResultMessage)
+            for name in message.added_tool_names or []:
+                if name in specs:
+                    continue
+                self.reads[name] = (active.get(name), retired.get(name))
+                if name in active:
+                    specs[name] = message.snapshot(name) or active[name].spec()
+                    self.marked[name] = None
+                elif name in retired:  # deactivated later: history keeps the definition
+                    specs[name] = message.snapshot(name) or retired[name]
+        if specs:
+            self.out.append({"role": "system", "tools": [function_json(s) for s in specs.values()]})
+            self.loads.append((len(self.out) - 1, batch[-1], list(specs)))
 
 
 def _assistant(index: int, message: AssistantMessage, provider: str, notes: list[str]) -> JSON:
@@ -127,7 +222,7 @@ def build(
 ) -> WireRequest:
     """The Chat Completions body: the full active tool list, newest last."""
     notes = list(plan.notes)
-    messages = chat_messages(plan, PROVIDER, system_updates, notes, lambda batch, out: None)
+    messages, _, _ = chat_messages(plan, PROVIDER, system_updates, notes)
     tools = plan.full_list()
     if plan.split.deferred:
         notes.append(

@@ -45,6 +45,7 @@ from dtl_notebook.wire.common import (
 )
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
+from dtl_notebook.wire.resume import Checkpoint, Walks
 from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "openai-responses"
@@ -54,6 +55,7 @@ LOADER_DESCRIPTION = (
     "Records the tools that the tool_search function loaded. Call the tool_search function "
     "to search for tools."
 )
+_walks = Walks()  # the input walk of earlier requests, resumed when the transcript grew
 
 
 def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -291,7 +293,18 @@ class _Builder:
 
     def build_input(self) -> None:
         plan = self.plan
-        for index in range(plan.first, len(plan.messages)):
+        key = (self.profile, self.search, self.load_mode, plan.first)
+        start = plan.first
+        resumed = _walks.find(plan, key)
+        if resumed is not None:
+            start = resumed.seen
+            self.input = resumed.messages
+            self.notes.extend(resumed.notes)
+            self.load_points = resumed.state["load_points"]
+            self.hosted_loaded = resumed.state["hosted_loaded"]
+            self.search_calls = resumed.state["search_calls"]
+        notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
+        for index in range(start, len(plan.messages)):
             message = plan.messages[index]
             if isinstance(message, SystemUpdate):
                 text = render_patch(dict(message.sections))
@@ -302,6 +315,15 @@ class _Builder:
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.result(index, message)
+        state = {
+            "load_points": list(self.load_points),
+            "hosted_loaded": set(self.hosted_loaded),
+            "search_calls": set(self.search_calls),
+        }
+        checkpoint = Checkpoint(
+            len(plan.messages), list(self.input), state, self.notes[notes_before:]
+        )
+        _walks.keep(plan, key, checkpoint)
 
 
 def hosted_loaded(messages: list[Any]) -> list[str]:

@@ -6,7 +6,9 @@ everything else the walk reads is the same (`key`: provider, profile, options, t
 of the messages seen), the payload messages made from the messages seen are the same too. The
 builder stores its state after the walk (`Checkpoint`) and the next build starts from a copy of
 it. Payload messages kept here go into later bodies as they are, so nothing may edit one after
-the walk: the breakpoint code copies a message and block before marking it.
+the walk: kept messages are frozen (`agent.frozen`; the one a builder may still extend is kept
+as a private copy instead), and the breakpoint code copies a message and block before marking it.
+Checks find a frozen message unchanged by identity (`wire.betas.message_features`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtl_notebook.agent.frozen import FrozenDict, freeze
 from dtl_notebook.agent.messages import Message
 from dtl_notebook.wire.common import Plan
 from dtl_notebook.wire.shared import sharing
 
 JSON = dict[str, Any]
-REMEMBERED_WALKS = 16  # per provider module: transcripts x settings kept
+REMEMBERED_WALKS = 16  # per builder: transcripts x settings kept
 
 
 @dataclass
@@ -29,7 +32,7 @@ class Checkpoint:
     """A builder's state after walking `plan.messages[:seen]` (before the final flushes)."""
 
     seen: int
-    messages: list[JSON]  # the last one is a private copy: later walks extend it
+    messages: list[JSON]  # with `open_last`, the last one is a private copy
     state: dict[str, Any] = field(default_factory=dict)  # builder-specific, copied on restore
     notes: list[str] = field(default_factory=list)  # notes the walk added
 
@@ -44,11 +47,14 @@ class _Entry:
 
 
 class Walks:
-    """The checkpoints of one builder, one per transcript and key, bounded."""
+    """The checkpoints of one builder, one per transcript and key, bounded. `open_last`: the
+    builder extends its last payload message's `content` (merging turns), so that message is
+    kept and handed out as a private copy."""
 
-    def __init__(self) -> None:
+    def __init__(self, open_last: bool = False) -> None:
         self._entries: dict[tuple[int, tuple[Any, ...]], _Entry] = {}
         self._lock = threading.Lock()
+        self._open_last = open_last
 
     def find(self, plan: Plan, key: tuple[Any, ...]) -> Checkpoint | None:
         """The checkpoint to resume `plan` from, if one is valid for it."""
@@ -66,7 +72,7 @@ class Walks:
             return None
         checkpoint = entry.checkpoint
         messages = list(checkpoint.messages)
-        if messages:
+        if messages and self._open_last:
             last = messages[-1]
             messages[-1] = {**last, "content": list(last["content"])}
         state = {k: type(v)(v) for k, v in checkpoint.state.items()}
@@ -77,9 +83,14 @@ class Walks:
         if plan.history is None or not sharing():
             return
         transcript, rewrites = plan.history
-        if checkpoint.messages:
-            last = checkpoint.messages[-1]
-            checkpoint.messages[-1] = {**last, "content": list(last["content"])}
+        kept = checkpoint.messages
+        closed = len(kept) - 1 if kept and self._open_last else len(kept)
+        for row in range(closed):  # read-only from now on: facts about them are kept by identity
+            if type(kept[row]) is not FrozenDict:
+                kept[row] = freeze(kept[row])
+        if closed < len(kept):
+            last = kept[-1]
+            kept[-1] = {**last, "content": list(last["content"])}
         entry = _Entry(
             weakref.ref(transcript), rewrites, key, _loads_before(plan, checkpoint.seen), checkpoint
         )
