@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook.agent.frozen import FrozenDict
 from dtl_notebook.wire import build_request, incremental
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
@@ -16,6 +17,7 @@ MODES = {
     "anthropic": ("claude-opus-4-8", {}),
     "openai-responses": ("gpt-5.4", {"load_mode": "additional_tools"}),
     "openai-chat": ("gpt-5.4", {}),
+    "kimi": ("kimi-k2.5", {}),
 }
 
 
@@ -100,3 +102,18 @@ def test_forget_drops_remembered_items() -> None:
     assert incremental._memory
     incremental.forget()
     assert not incremental._memory
+
+
+def test_a_kimi_carrier_is_known_valid_only_while_it_cannot_change() -> None:
+    session = _session()
+    session.user("one more")
+    body = build_request(session, "kimi", "kimi-k2.5").payload  # validated: carriers remembered
+    carriers = [m for m in body["messages"] if m.get("role") == "system" and "tools" in m]
+    assert carriers and all(type(c) is FrozenDict for c in carriers[:-1])
+    validate_payload(body, "kimi")  # the frozen carriers are found valid by identity
+    edited = copy.deepcopy(body)  # plain copies: each carrier is looked at again
+    validate_payload(edited, "kimi")
+    edited["messages"][body["messages"].index(carriers[0])]["tools"][0]["type"] = "tool"
+    problem = _outcome(edited, "kimi", True)
+    assert problem is not None and "messages." in problem
+    assert problem == _outcome(edited, "kimi", False)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dtl_notebook.wire.explain import Path, fail, format_path, short
+from dtl_notebook.wire.prefix import PrefixScan
 
 ALL_DEFERRED_MESSAGE = (
     "At least one tool must have defer_loading=false. All tools cannot be deferred."
@@ -64,10 +65,58 @@ def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
         for path, b in _nested_blocks(block, ("system", j)):
             if b.get("cache_control") is not None:
                 breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+    messages = payload.get("messages")
+    facts = _MESSAGE_FACTS.scan(list(messages) if isinstance(messages, list | tuple) else [])
+    if facts.problem or not facts.references <= tool_names:
+        _fail_on_messages(payload, provider, tool_names)  # names the first problem
+    breakpoints.extend(facts.breakpoints)
+    if payload.get("cache_control") is not None:
+        breakpoints.append((("cache_control",), payload["cache_control"]))
+    _check_breakpoints(provider, breakpoints)
 
-    messages = _dicts(payload.get("messages"))
+
+class _MessageFacts:
+    """What the message rules need from the messages scanned so far."""
+
+    def __init__(self) -> None:
+        self.pending: set[Any] = set()  # tool_use ids of the last message, if an assistant's
+        self.references: set[str] = set()  # tool_reference names
+        self.breakpoints: list[tuple[Path, Any]] = []
+        self.problem = False  # an unpaired tool_result, a non-text error result, a bad name
+
+
+def _step(facts: _MessageFacts, m: int, msg: Any) -> None:
+    if not isinstance(msg, dict):
+        return
+    for j, block in _dicts(msg.get("content")):
+        if block.get("type") == "tool_result":
+            facts.problem |= block.get("tool_use_id") not in facts.pending
+            facts.problem |= block.get("is_error") is True and any(
+                item.get("type") != "text" for _, item in _dicts(block.get("content"))
+            )
+        for path, b in _nested_blocks(block, ("messages", m, "content", j)):
+            if b.get("type") == "tool_reference":
+                name = b.get("tool_name")
+                if isinstance(name, str):
+                    facts.references.add(name)
+                else:
+                    facts.problem = True
+            if b.get("cache_control") is not None:
+                facts.breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+    facts.pending = (
+        {b.get("id") for _, b in _dicts(msg.get("content")) if b.get("type") == "tool_use"}
+        if msg.get("role") == "assistant"
+        else set()
+    )
+
+
+_MESSAGE_FACTS = PrefixScan(_MessageFacts, _step)
+
+
+def _fail_on_messages(payload: dict[str, Any], provider: str, tool_names: set[str]) -> None:
+    """Fail on the first message problem, in document order."""
     previous: dict[str, Any] | None = None
-    for m, msg in messages:
+    for m, msg in _dicts(payload.get("messages")):
         pending_ids = set()
         if previous is not None and previous.get("role") == "assistant":
             pending_ids = {
@@ -86,12 +135,7 @@ def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
                         path,
                         f"Tool reference '{b.get('tool_name')}' not found in available tools",
                     )
-                if b.get("cache_control") is not None:
-                    breakpoints.append(((*path, "cache_control"), b["cache_control"]))
         previous = msg
-    if payload.get("cache_control") is not None:
-        breakpoints.append((("cache_control",), payload["cache_control"]))
-    _check_breakpoints(provider, breakpoints)
 
 
 def _check_anthropic_tools(tools: Any, provider: str) -> tuple[set[str], list[tuple[Path, Any]]]:

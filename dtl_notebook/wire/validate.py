@@ -16,8 +16,10 @@ The first problem found raises :class:`WireValidationError`.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+from dtl_notebook.agent.frozen import FrozenDict
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.explain import Path, WireValidationError, fail
@@ -27,7 +29,7 @@ from dtl_notebook.wire.rules import (
     SEMANTIC_CHECKS,
     is_kimi_carrier,
 )
-from dtl_notebook.wire.schema import check_shape, schema
+from dtl_notebook.wire.schema import check_shape, is_valid, schema
 
 __all__ = [
     "ALL_DEFERRED_MESSAGE",
@@ -39,6 +41,10 @@ __all__ = [
 ]
 
 PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
+
+MAX_CARRIERS = 10_000  # frozen Kimi tool carriers remembered as valid
+_valid_carriers: dict[int, FrozenDict] = {}
+_carriers_lock = threading.Lock()
 
 _PROVIDER_ROOT = {
     "anthropic": "anthropic",
@@ -67,8 +73,9 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
         )
     root = root_key(payload, provider)
     if provider == "kimi":
-        shaped, index_map = _split_kimi_carriers(payload)
-        check_shape(provider, schema(root), shaped, (), lambda p: _remap(p, index_map))
+        if not (cached and _kimi_accepts(root, payload)):
+            shaped, index_map = _split_kimi_carriers(payload)
+            check_shape(provider, schema(root), shaped, (), lambda p: _remap(p, index_map))
     elif not (cached and incremental.accepts(root, payload)):
         check_shape(provider, schema(root), payload)
     SEMANTIC_CHECKS[provider](payload, provider)
@@ -123,3 +130,34 @@ def _split_kimi_carriers(payload: dict[str, Any]) -> tuple[dict[str, Any], list[
         for j, tool in enumerate(tools):
             check_shape("kimi", schema("chat-tool"), tool, ("messages", i, "tools", j))
     return {**payload, "messages": kept}, index_map
+
+
+def _kimi_accepts(root: str, payload: dict[str, Any]) -> bool:
+    """Whether a Kimi body passes, validating only carriers and messages not seen before
+    (`incremental`); a frozen carrier found valid once is known valid by identity. ``False``:
+    not shown valid here (the caller validates from scratch for the canonical error)."""
+    messages = payload.get("messages")
+    if not isinstance(messages, list):
+        return False
+    kept: list[Any] = []
+    for msg in messages:
+        if not is_kimi_carrier(msg):
+            kept.append(msg)
+        elif _valid_carriers.get(id(msg)) is not msg and not _carrier_valid(msg):
+            return False
+    return incremental.accepts(root, {**payload, "messages": kept})
+
+
+def _carrier_valid(carrier: dict[str, Any]) -> bool:
+    tools = carrier["tools"]
+    if carrier.keys() - {"role", "tools"} or not isinstance(tools, list):
+        return False
+    tool_schema = schema("chat-tool")
+    if not all(is_valid(tool_schema, tool) for tool in tools):
+        return False
+    if type(carrier) is FrozenDict:
+        with _carriers_lock:
+            if len(_valid_carriers) >= MAX_CARRIERS:
+                _valid_carriers.clear()
+            _valid_carriers[id(carrier)] = carrier  # kept alive: its id is not reused
+    return True
