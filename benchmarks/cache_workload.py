@@ -46,14 +46,21 @@ class Strategy:
 
 STRATEGIES = (
     Strategy("dtl anthropic tool_reference", "anthropic", SONNET),
-    Strategy("dtl anthropic tool_reference, flat catalog", "anthropic", SONNET,
-             grouped_catalog=False),
+    Strategy(
+        "dtl anthropic tool_reference, flat catalog", "anthropic", SONNET, grouped_catalog=False
+    ),
     Strategy("dtl anthropic native bm25", "anthropic", SONNET, {"search": "native-bm25"}),
-    Strategy("dtl anthropic native regex", "anthropic", SONNET, {"search": "native-regex"},
-             regex_queries=True),
+    Strategy(
+        "dtl anthropic native regex",
+        "anthropic",
+        SONNET,
+        {"search": "native-regex"},
+        regex_queries=True,
+    ),
     Strategy("dtl responses additional_tools", "openai-responses", GPT),
-    Strategy("dtl responses tool_search pair", "openai-responses", GPT,
-             {"load_mode": "tool_search"}),
+    Strategy(
+        "dtl responses tool_search pair", "openai-responses", GPT, {"load_mode": "tool_search"}
+    ),
     Strategy("dtl responses hosted search", "openai-responses", GPT, {"search": "hosted"}),
     Strategy("dtl chat full list on activation", "openai-chat", CHAT),
     Strategy("dtl kimi system tools", "kimi", KIMI),
@@ -136,9 +143,7 @@ def run_strategy(tools: list[Tool], strategy: Strategy) -> Outcome:
                 found = [*session.active_tools, *found]
             session.set_active_tools(found)
         agent.run(turn.text)
-    refused = sum(
-        1 for s in agent.steps if (s.reply.message.text or "").find("I cannot call") >= 0
-    )
+    refused = sum(1 for s in agent.steps if (s.reply.message.text or "").find("I cannot call") >= 0)
     return Outcome(
         strategy.label,
         strategy.provider,

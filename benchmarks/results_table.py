@@ -43,7 +43,5 @@ def machine() -> str:
 def markdown(title: str, rows: list[dict[str, Any]]) -> str:
     head = "| " + " | ".join(c[1] for c in COLUMNS) + " |"
     rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
-    body = [
-        "| " + " | ".join(fmt.format(r[key]) for key, _, fmt in COLUMNS) + " |" for r in rows
-    ]
+    body = ["| " + " | ".join(fmt.format(r[key]) for key, _, fmt in COLUMNS) + " |" for r in rows]
     return "\n".join([f"### {title}", "", head, rule, *body, ""])
