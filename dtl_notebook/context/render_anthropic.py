@@ -40,7 +40,9 @@ def render(payload: dict[str, Any], out: Collector) -> None:
             out.add("system", system, "system", label="system")
         for i, block in enumerate(system or [] if not isinstance(system, str) else []):
             out.add("system", str(block.get("text", "")), f"system.{i}", label="system")
-    for m, message in enumerate(payload.get("messages") or []):
+    messages = payload.get("messages") or []
+    for m in range(out.replay(messages), len(messages)):
+        message = messages[m]
         if out.unit(message):
             continue
         if not by_name and tools:

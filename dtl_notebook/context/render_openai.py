@@ -8,6 +8,7 @@ Chat Completions: tools, then messages. Kimi: the same, with definitions in syst
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from dtl_notebook.context.calibration import calibration
@@ -111,8 +112,14 @@ def render_responses(payload: dict[str, Any], out: Collector) -> None:
     items = payload.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    seen_message = False
-    for i, item in enumerate(items or []):
+    items = items or []
+    done = out.replay(items)
+    seen_message = any(  # stops at the first conversation message: in practice at once
+        item.get("type", "message") == "message" and item.get("role") not in ("developer", "system")
+        for item in islice(items, done)
+    )
+    for i in range(done, len(items)):
+        item = items[i]
         kind = item.get("type", "message")
         role = item.get("role")
         seen_message = seen_message or (kind == "message" and role not in ("developer", "system"))
@@ -164,8 +171,14 @@ def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
             )
             if provider == "openai-chat":
                 count_as_declaration(out, tool.get("function", tool))
-    first_turn = True
-    for m, message in enumerate(payload.get("messages") or []):
+    messages = payload.get("messages") or []
+    done = out.replay(messages)
+    # all() stops at the first conversation message: in practice at once
+    first_turn = all(
+        message.get("role") in ("system", "developer", "tool") for message in islice(messages, done)
+    )
+    for m in range(done, len(messages)):
+        message = messages[m]
         role = message.get("role")
         replayed = out.unit(message)
         if role in ("system", "developer"):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -140,6 +141,7 @@ class _Unit:
 @dataclass(frozen=True)
 class _Rendering:
     units: list[_Unit]
+    copies: list[Any]  # units[i].copy, for comparisons at C speed
     segments: list[Segment]
     notes: list[str]
 
@@ -182,6 +184,7 @@ class Collector:
         with _lock:
             self._before = _previous.get(self._key) if self._remembers else None
         self._units: list[_Unit] = []
+        self._copies: list[Any] = []
         self._open: _Pending | None = None  # the unit being rendered
         self._matching = self._before is not None
 
@@ -200,16 +203,41 @@ class Collector:
                 self.notes.extend(before.notes[start.notes_end if start else 0 : known.notes_end])
                 self.block = known.block_after
                 self._units.append(known)
+                self._copies.append(known.copy)
                 return True
         self._matching = False
         self._open = _Pending(exact_copy(value))
         return False
+
+    def replay(self, values: list[Any]) -> int:
+        """Replay the leading `values` that are, by identity, the previous rendering's next units
+        (frozen payload parts: the same object renders the same segments); returns how many.
+        The caller renders the rest, each through `unit`."""
+        self._close()
+        before, n = self._before, len(self._units)
+        if not (self._matching and before is not None and values):
+            return 0
+        copies = before.copies[n : n + len(values)]
+        same = list(map(operator.is_, values, copies))
+        count = same.index(False) if False in same else len(same)
+        if count == 0:
+            return 0
+        start, last = (before.units[n - 1] if n else None), before.units[n + count - 1]
+        self.segments.extend(
+            before.segments[start.segments_end if start else 0 : last.segments_end]
+        )
+        self.notes.extend(before.notes[start.notes_end if start else 0 : last.notes_end])
+        self.block = last.block_after
+        self._units.extend(before.units[n : n + count])
+        self._copies.extend(copies[:count])
+        return count
 
     def _close(self) -> None:
         if self._open is not None:
             self._units.append(
                 _Unit(self._open.copy, len(self.segments), len(self.notes), self.block)
             )
+            self._copies.append(self._open.copy)
         self._open = None
 
     def remember(self) -> None:
@@ -217,7 +245,7 @@ class Collector:
         self._close()
         if not self._remembers:
             return
-        rendering = _Rendering(self._units, self.segments, self.notes)
+        rendering = _Rendering(self._units, self._copies, self.segments, self.notes)
         with _lock:
             _previous[self._key] = rendering
             _previous.move_to_end(self._key)
