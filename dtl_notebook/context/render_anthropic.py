@@ -41,13 +41,15 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         for i, block in enumerate(system or [] if not isinstance(system, str) else []):
             out.add("system", str(block.get("text", "")), f"system.{i}", label="system")
     messages = payload.get("messages") or []
-    for m in range(out.replay(messages), len(messages)):
+    m = out.replay(messages)
+    while m < len(messages):
         message = messages[m]
-        if out.unit(message):
-            continue
-        if not by_name and tools:
-            by_name.update((t.get("name"), t) for t in tools if isinstance(t, dict))
-        _message(m, message, by_name, out)
+        if not out.unit(message):
+            if not by_name and tools:
+                by_name.update((t.get("name"), t) for t in tools if isinstance(t, dict))
+            _message(m, message, by_name, out)
+        m += 1
+        m += out.replay(messages, m)
 
 
 def _message(m: int, message: Any, by_name: dict[Any, Any], out: Collector) -> None:

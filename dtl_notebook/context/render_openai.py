@@ -113,19 +113,21 @@ def render_responses(payload: dict[str, Any], out: Collector) -> None:
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
     items = items or []
-    done = out.replay(items)
-    seen_message = any(  # stops at the first conversation message: in practice at once
-        item.get("type", "message") == "message" and item.get("role") not in ("developer", "system")
-        for item in islice(items, done)
-    )
-    for i in range(done, len(items)):
+    i = out.replay(items)
+    while i < len(items):
         item = items[i]
-        kind = item.get("type", "message")
-        role = item.get("role")
-        seen_message = seen_message or (kind == "message" and role not in ("developer", "system"))
-        if out.unit(item):
-            continue
-        _responses_item(i, item, kind, role, seen_message, out)
+        if not out.unit(item):
+            kind, role = item.get("type", "message"), item.get("role")
+            # read only for a developer or system message; any() stops at the first
+            # conversation message: in practice at once
+            seen_message = any(
+                earlier.get("type", "message") == "message"
+                and earlier.get("role") not in ("developer", "system")
+                for earlier in islice(items, i)
+            )
+            _responses_item(i, item, kind, role, seen_message, out)
+        i += 1
+        i += out.replay(items, i)
 
 
 def _responses_item(
@@ -172,35 +174,39 @@ def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
             if provider == "openai-chat":
                 count_as_declaration(out, tool.get("function", tool))
     messages = payload.get("messages") or []
-    done = out.replay(messages)
-    # all() stops at the first conversation message: in practice at once
-    first_turn = all(
-        message.get("role") in ("system", "developer", "tool") for message in islice(messages, done)
-    )
-    for m in range(done, len(messages)):
+    m = out.replay(messages)
+    while m < len(messages):
         message = messages[m]
-        role = message.get("role")
-        replayed = out.unit(message)
-        if role in ("system", "developer"):
-            if not replayed:
-                _chat_system(m, message, role, first_turn, out)
-        elif role == "tool":
-            if not replayed:
-                out.add(
-                    "tool_result",
-                    content_text(message.get("content")),
-                    f"messages.{m}",
-                    label=f"result {message.get('tool_call_id')}",
-                    role=role,
-                )
-        else:
-            first_turn = False
-            if not replayed:
-                text = content_text(message.get("content"))
-                calls = message.get("tool_calls")
-                if calls:
-                    text += dump([call.get("function", call) for call in calls])
-                out.add("message", text, f"messages.{m}", label=str(role), role=role)
+        if not out.unit(message):
+            _chat_message(m, message, messages, out)
+        m += 1
+        m += out.replay(messages, m)
+
+
+def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Collector) -> None:
+    role = message.get("role")
+    if role in ("system", "developer"):
+        # a first-turn system message has only system messages and tool results before it
+        # (all() stops at the first conversation message: in practice at once)
+        first = all(
+            earlier.get("role") in ("system", "developer", "tool")
+            for earlier in islice(messages, m)
+        )
+        _chat_system(m, message, role, first, out)
+    elif role == "tool":
+        out.add(
+            "tool_result",
+            content_text(message.get("content")),
+            f"messages.{m}",
+            label=f"result {message.get('tool_call_id')}",
+            role=role,
+        )
+    else:
+        text = content_text(message.get("content"))
+        calls = message.get("tool_calls")
+        if calls:
+            text += dump([call.get("function", call) for call in calls])
+        out.add("message", text, f"messages.{m}", label=str(role), role=role)
 
 
 def _chat_system(m: int, message: dict[str, Any], role: Any, first: bool, out: Collector) -> None:

@@ -20,10 +20,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import islice, takewhile
 from typing import Any
 
+from dtl_notebook.agent.frozen import FrozenDict, FrozenList
 from dtl_notebook.context.calibration import Estimate
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.incremental import exact_copy
@@ -202,6 +204,9 @@ class Collector:
                 )
                 self.notes.extend(before.notes[start.notes_end if start else 0 : known.notes_end])
                 self.block = known.block_after
+                if value is not known.copy and type(value) in (FrozenDict, FrozenList):
+                    # an equal value frozen since: later requests find it by identity
+                    known = replace(known, copy=value)
                 self._units.append(known)
                 self._copies.append(known.copy)
                 return True
@@ -209,27 +214,26 @@ class Collector:
         self._open = _Pending(exact_copy(value))
         return False
 
-    def replay(self, values: list[Any]) -> int:
-        """Replay the leading `values` that are, by identity, the previous rendering's next units
-        (frozen payload parts: the same object renders the same segments); returns how many.
-        The caller renders the rest, each through `unit`."""
+    def replay(self, values: list[Any], start: int = 0) -> int:
+        """Replay `values[start:]` as far as they are, by identity, the previous rendering's
+        next units (frozen payload parts: the same object renders the same segments); returns
+        how many. The caller renders the next one through `unit`."""
         self._close()
         before, n = self._before, len(self._units)
-        if not (self._matching and before is not None and values):
+        if not (self._matching and before is not None and start < len(values)):
             return 0
-        copies = before.copies[n : n + len(values)]
-        same = list(map(operator.is_, values, copies))
-        count = same.index(False) if False in same else len(same)
-        if count == 0:
+        if n >= len(before.copies) or values[start] is not before.copies[n]:
             return 0
-        start, last = (before.units[n - 1] if n else None), before.units[n + count - 1]
+        same = map(operator.is_, islice(values, start, None), islice(before.copies, n, None))
+        count = len(list(takewhile(operator.truth, same)))  # C iterators: stops at the first miss
+        prior, last = (before.units[n - 1] if n else None), before.units[n + count - 1]
         self.segments.extend(
-            before.segments[start.segments_end if start else 0 : last.segments_end]
+            before.segments[prior.segments_end if prior else 0 : last.segments_end]
         )
-        self.notes.extend(before.notes[start.notes_end if start else 0 : last.notes_end])
+        self.notes.extend(before.notes[prior.notes_end if prior else 0 : last.notes_end])
         self.block = last.block_after
         self._units.extend(before.units[n : n + count])
-        self._copies.extend(copies[:count])
+        self._copies.extend(before.copies[n : n + count])
         return count
 
     def _close(self) -> None:
