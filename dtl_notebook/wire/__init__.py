@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
 from dtl_notebook.wire.common import LoadPoint, WireRequest
@@ -53,7 +52,7 @@ def build_request(
     model_profile, notes = profile_for(provider, model, **(profile or {}))
     the_plan = plan(session)
     the_plan.notes[:0] = notes
-    registry: list[ToolSpec] = list(session.registry)
+    registry = session.registry  # iterable in registration order, with `name in registry`
     if provider == "anthropic":
         request = anthropic.build(the_plan, model_profile, registry, **options)
     elif provider == "openai-responses":

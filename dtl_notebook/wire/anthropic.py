@@ -40,7 +40,7 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import render_section, replay_sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
-from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
@@ -114,7 +114,7 @@ def natively_loaded(messages: list[Any]) -> list[str]:
 
 class _Builder:
     def __init__(
-        self, plan: Plan, profile: ModelProfile, search: str, registry: list[ToolSpec]
+        self, plan: Plan, profile: ModelProfile, search: str, registry: ToolRegistry
     ) -> None:
         self.plan = plan
         self.registry = registry
@@ -166,10 +166,9 @@ class _Builder:
         later (no tool_search tool and no deferred tool)."""
         if not self.profile.deferred_placeholder or not immediate:
             return []
-        names = {t.name for t in self.registry}
-        if not (self.plan.split.deferred or self.plan.retired or TOOL_SEARCH in names):
+        if not (self.plan.split.deferred or self.plan.retired or TOOL_SEARCH in self.registry):
             return []
-        if PLACEHOLDER["name"] in names:
+        if PLACEHOLDER["name"] in self.registry:
             self.notes.append(
                 f"a registered tool is named {PLACEHOLDER['name']!r}: no deferred placeholder is "
                 "declared (the first deferred tool will miss the cache once)"
@@ -200,7 +199,7 @@ class _Builder:
         left_out = {t.name for t in keep} | {TOOL_SEARCH}
         # tool_json reads only the definition: a registered Tool serves as is, unless it was
         # loaded (its snapshot) or is deferred in the session (its current definition)
-        candidates = [t for t in self.registry if t.name not in left_out]
+        candidates: list[ToolSpec] = [t for t in self.registry if t.name not in left_out]
         replaced = {n: t for n, t in deferred.items() if n not in left_out}
         replaced.update(
             (n, t) for n, t in self.plan.loaded_snapshots().items() if n not in left_out
@@ -435,7 +434,7 @@ def _server_search_block(data: JSON) -> bool:
 def build(
     plan: Plan,
     profile: ModelProfile,
-    registry: list[ToolSpec],
+    registry: ToolRegistry,
     *,
     max_tokens: int = 4096,
     search: str = "client",

@@ -33,7 +33,7 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
-from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.common import (
     JSON,
     LoadPoint,
@@ -94,7 +94,7 @@ class _Builder:
         profile: ModelProfile,
         search: str,
         load_mode: str,
-        registry: list[ToolSpec],
+        registry: ToolRegistry,
         namespaces: dict[str, str],
     ) -> None:
         self.plan, self.profile, self.search = plan, profile, search
@@ -130,7 +130,7 @@ class _Builder:
 
     def _loader_declaration(self) -> JSON:
         """The client tool_search declaration that the synthetic search pairs need."""
-        local = next((t for t in self.registry if t.name == TOOL_SEARCH), None)
+        local = self.registry.get(TOOL_SEARCH) if TOOL_SEARCH in self.registry else None
         spec: JSON = {"type": "tool_search", "execution": "client"}
         spec["description"] = LOADER_DESCRIPTION
         spec["parameters"] = (
@@ -146,7 +146,7 @@ class _Builder:
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
         shown_tools = [t for t in immediate if t.name in shown]
         hidden = shown | {TOOL_SEARCH}
-        registry = [t for t in self.registry if t.name not in hidden]
+        registry: list[ToolSpec] = [t for t in self.registry if t.name not in hidden]
         items = tool_items(function_json, shown_tools, False)
         items += tool_items(function_json, registry, True)
         every = [*shown_tools, *registry]
@@ -355,7 +355,7 @@ def choose_mode(profile: ModelProfile, search: str, load_mode: str | None, plan:
 def build(
     plan: Plan,
     profile: ModelProfile,
-    registry: list[ToolSpec],
+    registry: ToolRegistry,
     *,
     search: str = "client",
     load_mode: str | None = None,
