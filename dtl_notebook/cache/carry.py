@@ -1,0 +1,132 @@
+"""What the analyzer works out per request, carried forward over the segments it shares.
+
+A new model context starts with the previous one's segments themselves (the renderers replay
+frozen units), so the chain hashes, cumulative token counts, block ends and where each payload
+path starts are the previous request's for that shared part; only the new part is computed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+from dataclasses import dataclass
+from itertools import takewhile
+from typing import Any
+
+from dtl_notebook.context.model import Segment
+from dtl_notebook.wire.prefix import PrefixScan
+
+
+@dataclass
+class Carried:
+    """Per-segment facts of one request: hash chain, running token totals, the last segment of
+    each block, and the first segment at or under each dotted source path."""
+
+    segments: list[Segment]
+    chain: list[str]
+    cum: list[int]
+    ends: dict[int, int]
+    starts: dict[str, int]
+    start_key: tuple[str, bool]  # model and hidden scaffolding: what seeds the chain
+    shared: int = 0  # leading segments taken over from the previous request
+
+
+def shared_length(old: list[Segment], new: list[Segment]) -> int:
+    """How many leading segments `new` shares with `old` by identity (at C speed)."""
+    return len(list(takewhile(operator.truth, map(operator.is_, old, new))))
+
+
+def _seed(model: str, scaffolding: bool) -> str:
+    seed = f"{model}\0deferred-tool scaffolding" if scaffolding else model
+    return hashlib.blake2b(seed.encode(), digest_size=16).hexdigest()
+
+
+def _source_prefixes(source: str) -> list[str]:
+    parts = source.split(".")
+    return [".".join(parts[: k + 1]) for k in range(len(parts))]
+
+
+def carry(
+    segments: list[Segment], model: str, scaffolding: bool, previous: Carried | None
+) -> Carried:
+    """The facts for `segments`, resumed after what they share with `previous` (which is
+    updated in place and must not be used afterwards)."""
+    key = (model, scaffolding)
+    if previous is None or previous.start_key != key:
+        previous = Carried([], [], [], {}, {}, key)
+    old = previous.segments
+    same = shared_length(old, segments)
+    chain, cum = previous.chain[:same], previous.cum[:same]
+    ends, starts = previous.ends, previous.starts
+    dropped: set[int] = set()
+    for i in range(same, len(old)):
+        seg = old[i]
+        if ends.get(seg.block, -1) >= same:
+            del ends[seg.block]
+            dropped.add(seg.block)
+        for path in _source_prefixes(seg.source):
+            if starts.get(path, -1) >= same:
+                del starts[path]
+    for block in dropped:  # the block may also end inside the shared part
+        for j in range(same - 1, -1, -1):
+            if segments[j].block == block:
+                ends[block] = j
+                break
+            if 0 <= segments[j].block < block:  # blocks are numbered in order
+                break
+    state = chain[-1] if chain else _seed(model, scaffolding)
+    total = cum[-1] if cum else 0
+    for i in range(same, len(segments)):
+        seg = segments[i]
+        state = hashlib.blake2b(f"{state}{seg.digest}".encode(), digest_size=16).hexdigest()
+        chain.append(state)
+        total += seg.tokens
+        cum.append(total)
+        if seg.block >= 0:
+            ends[seg.block] = i
+        for path in _source_prefixes(seg.source):
+            starts.setdefault(path, i)
+    return Carried(list(segments), chain, cum, ends, starts, key, same)
+
+
+def _message_marks(marks: list[tuple[str, Any]], m: int, message: Any) -> None:
+    content = message.get("content")
+    for b, block in enumerate(content if isinstance(content, list) else []):
+        path = f"messages.{m}.content.{b}"
+        if block.get("cache_control"):
+            marks.append((path, block["cache_control"]))
+        inner_blocks = block.get("content")
+        for inner in inner_blocks if isinstance(inner_blocks, list) else []:
+            if isinstance(inner, dict) and inner.get("cache_control"):
+                marks.append((path, inner["cache_control"]))
+
+
+_MESSAGE_MARKS: PrefixScan[list[tuple[str, Any]]] = PrefixScan(list, _message_marks)
+
+
+def breakpoint_segments(payload: dict[str, Any], facts: Carried) -> list[tuple[int, float]]:
+    """Segments that end at a cache breakpoint, with the TTL in seconds."""
+    marks: list[tuple[str, Any]] = []
+    for i, tool in enumerate(payload.get("tools") or []):
+        if isinstance(tool, dict) and tool.get("cache_control"):
+            marks.append((f"tools.{i}", tool["cache_control"]))
+    system = payload.get("system")
+    for i, block in enumerate(system if isinstance(system, list) else []):
+        if block.get("cache_control"):
+            marks.append((f"system.{i}", block["cache_control"]))
+    messages = payload.get("messages")
+    marks += _MESSAGE_MARKS.scan(messages if isinstance(messages, list) else [])
+    segments, ends = facts.segments, facts.ends
+    out: list[tuple[int, float]] = []
+    for path, control in marks:
+        idx = facts.starts.get(path)
+        if idx is not None:
+            out.append((ends[segments[idx].block], _ttl(control)))
+    if payload.get("cache_control") and segments:
+        last = max(ends.values(), default=len(segments) - 1)
+        out.append((last, _ttl(payload["cache_control"])))
+    return sorted(set(out))
+
+
+def _ttl(control: dict[str, Any]) -> float:
+    return 3600.0 if control.get("ttl") == "1h" else 300.0

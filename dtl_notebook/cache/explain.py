@@ -1,0 +1,172 @@
+"""Why a request cached less than the one before: the cause in words, where, and a diff."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from dtl_notebook.cache.diagnostics import FIRST_DEFERRED, NO_MORE_DEFERRED
+from dtl_notebook.cache.rules import CacheRule
+from dtl_notebook.context.model import ModelContext, Segment
+
+TOOL_KINDS = {"tool_schema", "tool_summary", "hidden"}
+SYSTEM_KINDS = {"system"}
+_TAG = re.compile(r"<([a-z][a-z0-9_-]*)>\n(.*?)\n</\1>", re.S)
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """The previous request's context with its chain hashes and running token totals."""
+
+    context: ModelContext
+    chain: list[str]
+    cum: list[int]
+
+    @property
+    def total(self) -> int:
+        return self.cum[-1] if self.cum else 0
+
+
+@dataclass(frozen=True)
+class DiffOp:
+    """One edit between the old and new request at the divergence (nbdime-style vocabulary)."""
+
+    op: str  # "replace" | "insert" | "delete"
+    path: str
+    old: str | None = None
+    new: str | None = None
+
+
+@dataclass(frozen=True)
+class CacheBreak:
+    """Why the cached prefix stopped short: cause in words, where, what, and a minimal diff."""
+
+    cause: str
+    where: str | None = None
+    involved: list[str] = field(default_factory=list)
+    diff: list[DiffOp] = field(default_factory=list)
+    lost_tokens: int = 0
+
+    def __str__(self) -> str:
+        what = f" ({', '.join(self.involved)})" if self.involved else ""
+        at = f" at {self.where}" if self.where else ""
+        return f"{self.cause}{what}{at}"
+
+
+def scaffolding_break(old: Earlier, deferred: list[str]) -> CacheBreak:
+    """The hidden deferred-tool prompt appeared or went: nothing cached before it is reused."""
+    if deferred:
+        return CacheBreak(FIRST_DEFERRED, "tools", deferred, lost_tokens=old.total)
+    return CacheBreak(NO_MORE_DEFERRED, "tools", lost_tokens=old.total)
+
+
+def explain(
+    previous: Earlier | None,
+    ctx: ModelContext,
+    chain: list[str],
+    shared: int,
+    rule: CacheRule,
+    cached: int,
+    total: int,
+    expired: bool,
+    has_breakpoints: bool,
+) -> CacheBreak | None:
+    """Why `ctx` cached less than the previous request offered, or None. `shared`: how many
+    leading segments (so chain hashes) the two have in common by identity."""
+    if previous is None:
+        return None
+    old, old_chain = previous.context, previous.chain
+    if old.model != ctx.model or old.provider != ctx.provider:
+        return CacheBreak(
+            "model changed", involved=[f"{old.model} → {ctx.model}"], lost_tokens=previous.total
+        )
+    i = shared
+    while i < len(old_chain) and i < len(chain) and old_chain[i] == chain[i]:
+        i += 1
+    if i < len(old_chain):
+        return _divergence(previous, ctx, i)
+    best = rule.floor(previous.total)
+    if best == 0 and cached == 0:
+        return CacheBreak(
+            "below the minimum", involved=[f"{previous.total} < {rule.min_tokens} tokens"]
+        )
+    if cached >= best:
+        return None
+    if expired:
+        return CacheBreak("expired", lost_tokens=best - cached)
+    if rule.breakpoints:
+        if not has_breakpoints:
+            return CacheBreak("no breakpoint", lost_tokens=best - cached)
+        return CacheBreak("no breakpoint within the 20-block lookback", lost_tokens=best - cached)
+    return None
+
+
+def _divergence(previous: Earlier, new: ModelContext, i: int) -> CacheBreak:
+    old = previous.context
+    a = old.segments[i]
+    b = new.segments[i] if i < len(new.segments) else None
+    where = (b or a).source
+    lost = previous.total - (previous.cum[i - 1] if i else 0)
+    nxt = new.segments[i + 1] if i + 1 < len(new.segments) else None
+    if b is not None and nxt is not None and nxt.digest == a.digest:
+        diff = [DiffOp("insert", b.source, new=_clip(b.text))]
+    elif b is not None and i + 1 < len(old.segments) and old.segments[i + 1].digest == b.digest:
+        diff = [DiffOp("delete", a.source, old=_clip(a.text))]
+    else:
+        diff = _diff(a, b)
+    kinds = {a.kind, b.kind if b else a.kind}
+    if kinds & TOOL_KINDS:
+        old_tools = [s.label for s in old.segments if s.kind in TOOL_KINDS - {"hidden"}]
+        new_tools = [s.label for s in new.segments if s.kind in TOOL_KINDS - {"hidden"}]
+        old_text = {s.label: s.text for s in old.segments if s.kind in TOOL_KINDS}
+        new_text = {s.label: s.text for s in new.segments if s.kind in TOOL_KINDS}
+        if sorted(old_tools) == sorted(new_tools) and old_text == new_text:
+            order = [DiffOp("replace", "tools", old=", ".join(old_tools), new=", ".join(new_tools))]
+            moved = [n for n, m in zip(old_tools, new_tools, strict=False) if n != m]
+            return CacheBreak("tool order changed", where, moved, order, lost)
+        involved = [f"+{n}" for n in new_tools if n not in old_text]
+        involved += [f"-{n}" for n in old_tools if n not in new_text]
+        involved += [f"~{n}" for n in new_tools if n in old_text and old_text[n] != new_text[n]]
+        return CacheBreak("tool set changed in the prefix", where, involved, diff, lost)
+    if kinds & SYSTEM_KINDS:
+        old_sections = dict(
+            _TAG.findall("\n".join(s.text for s in old.segments if s.kind == "system"))
+        )
+        new_sections = dict(
+            _TAG.findall("\n".join(s.text for s in new.segments if s.kind == "system"))
+        )
+        names = sorted(
+            n
+            for n in set(old_sections) | set(new_sections)
+            if old_sections.get(n) != new_sections.get(n)
+        )
+        return CacheBreak("system section changed", where, names or ["preamble"], diff, lost)
+    return CacheBreak("history rewritten", where, [a.label], diff, lost)
+
+
+def _diff(a: Segment, b: Segment | None) -> list[DiffOp]:
+    if b is None:
+        return [DiffOp("delete", a.source, old=_clip(a.text))]
+    if a.kind != b.kind or a.label != b.label:
+        return [DiffOp("replace", b.source, old=_clip(a.text), new=_clip(b.text))]
+    ops: list[DiffOp] = []
+    matcher = difflib.SequenceMatcher(a=a.text, b=b.text, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        ops.append(
+            DiffOp(
+                tag,
+                f"{b.source}@{j1}",
+                old=_clip(a.text[max(i1 - 20, 0) : i2 + 20]) or None,
+                new=_clip(b.text[max(j1 - 20, 0) : j2 + 20]) or None,
+            )
+        )
+        if len(ops) >= 3:
+            break
+    return ops
+
+
+def _clip(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
