@@ -104,6 +104,14 @@ class CacheReport:
         return [e for e in self.entries if e.cache_break is not None]
 
 
+@dataclass
+class _Lifetime:
+    """When a cache entry was last written or read, and how long it lives after that."""
+
+    written_at: float
+    ttl: float
+
+
 class CacheAnalyzer:
     """Feeds requests in order and predicts each one's cache figures against the earlier ones."""
 
@@ -112,7 +120,10 @@ class CacheAnalyzer:
     ) -> None:
         self.provider, self.model, self.overrides = provider, model, overrides
         self.entries: list[CacheEntry] = []
-        self._written: dict[str, tuple[int, float, float]] = {}  # chain -> tokens, time, ttl
+        self._written: dict[str, _Lifetime] = {}  # chain hash -> when written, for how long
+        # the automatic-caching run the previous request belongs to: every link of its chain
+        # (and only those) shares one lifetime, so a request that extends it refreshes them all
+        self._run: tuple[CacheRule, _Lifetime, int] | None = None
         self._prefix: dict[str, tuple[int, str]] = {}  # chain -> tokens, next segment text
         self._ends: set[str] = set()  # chain hashes at the end of earlier requests
         self._previous: Earlier | None = None
@@ -136,7 +147,7 @@ class CacheAnalyzer:
         if rule.breakpoints:
             cached, written, expired = self._breakpoints(ctx, facts, points, rule, now)
         else:
-            cached, written, expired = self._prefix_cache(ctx, chain, cum, rule, now)
+            cached, written, expired = self._prefix_cache(ctx, facts, rule, now)
         total = cum[-1] if cum else 0
         best = rule.floor(previous.total) if previous else 0
         if previous is not None and bool(deferred) != self._previous_deferred:
@@ -186,34 +197,43 @@ class CacheAnalyzer:
                 hit = self._written.get(key) if key else None
                 if hit is None:
                     continue
-                if now - hit[1] > hit[2]:
+                if now - hit.written_at > hit.ttl:
                     expired = True
                     continue
                 if cum[ends[back]] > cached:
                     cached, hit_key = cum[ends[back]], key
                 break
         if hit_key is not None:  # a read refreshes the entry's lifetime
-            tokens, _, ttl = self._written[hit_key]
-            self._written[hit_key] = (tokens, now, ttl)
+            self._written[hit_key] = _Lifetime(now, self._written[hit_key].ttl)
         written = 0
+        self._run = None
         for point, ttl in points:
             if cum[point] >= rule.min_tokens:
-                self._written[chain[point]] = (cum[point], now, ttl)
+                self._written[chain[point]] = _Lifetime(now, ttl)
                 written = max(written, cum[point] - cached)
         return cached, written, expired
 
     # -- automatic prefix caching (OpenAI, OpenAI-compatible servers, Kimi) -------------------
     def _prefix_cache(
-        self, ctx: ModelContext, chain: list[str], cum: list[int], rule: CacheRule, now: float
+        self, ctx: ModelContext, facts: Carried, rule: CacheRule, now: float
     ) -> tuple[int, int, bool]:
-        common = 0
-        expired = False
-        matched = -1
-        for i, link in enumerate(chain):
-            hit = self._written.get(link)
+        chain, cum, shared = facts.chain, facts.cum, facts.shared
+        common, expired, matched, start = 0, False, -1, 0
+        run = self._run
+        extends = run is not None and run[0] == rule and 0 < run[2] == shared
+        if run is not None and extends:  # the shared links are all in this run's lifetime
+            lifetime = run[1]
+            if now - lifetime.written_at > lifetime.ttl:
+                expired, start = True, len(chain)
+            else:
+                matched, common, start = shared - 1, cum[shared - 1], shared
+        else:
+            lifetime = _Lifetime(now, rule.ttl_seconds)
+        for i in range(start, len(chain)):
+            hit = self._written.get(chain[i])
             if hit is None:
                 break
-            if now - hit[1] > hit[2]:
+            if now - hit.written_at > hit.ttl:
                 expired = True
                 break
             matched, common = i, cum[i]
@@ -222,17 +242,22 @@ class CacheAnalyzer:
             following = self._prefix.get(chain[matched] if matched >= 0 else "")
             if following is not None:
                 text = ctx.segments[matched + 1].text
-                shared = _common_chars(following[1], text)
-                if shared:
-                    common += encoding_for(ctx.provider, ctx.model).count(text[:shared])
+                chars = _common_chars(following[1], text)
+                if chars:
+                    common += encoding_for(ctx.provider, ctx.model).count(text[:chars])
         cached = rule.floor(common)
         if rule.reports_writes:  # exact boundaries: only ends of earlier requests were written
-            cached = max((cum[i] for i in range(matched + 1) if chain[i] in self._ends), default=0)
+            # running totals only grow: the last earlier end within the match counts
+            ends = (cum[i] for i in range(matched, -1, -1) if chain[i] in self._ends)
+            cached = next(ends, 0)
             cached = cached if cached >= rule.min_tokens else 0
-        for i, link in enumerate(chain):
-            self._written[link] = (cum[i], now, rule.ttl_seconds)
-            if i + 1 < len(chain):
-                self._prefix[link] = (cum[i], ctx.segments[i + 1].text)
+        lifetime.written_at = now
+        first = shared if extends else 0
+        for i in range(first, len(chain)):
+            self._written[chain[i]] = lifetime
+        for i in range(max(first - 1, 0), len(chain) - 1):
+            self._prefix[chain[i]] = (cum[i], ctx.segments[i + 1].text)
+        self._run = (rule, lifetime, len(chain))
         if chain:
             self._ends.add(chain[-1])
             self._prefix.setdefault("", (0, ctx.segments[0].text))
