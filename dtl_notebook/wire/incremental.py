@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import collections.abc
 import functools
+import operator
 import threading
 from collections import deque
+from itertools import takewhile
 from typing import Any
 
 import typing_extensions as te
@@ -88,8 +90,10 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         items: list[Any] = payload[field]
         known = _recent(root, field, items)
         item_schema = None
-        remembered: list[Any] = []
-        for i, item in enumerate(items):
+        same = len(list(takewhile(operator.truth, map(operator.is_, items, known))))  # C speed
+        remembered: list[Any] = known[:same]
+        for i in range(same, len(items)):
+            item = items[i]
             if i < len(known) and (item is known[i] or item == known[i]):
                 remembered.append(known[i])
                 continue

@@ -272,8 +272,47 @@ def _chat_tool_names(tools: Any) -> Iterator[tuple[int, Any]]:
             yield i, spec.get("name")
 
 
+class _ChatFacts:
+    """What the chat message rules need from the messages scanned so far."""
+
+    def __init__(self) -> None:
+        self.call_ids: set[Any] = set()  # assistant tool_calls ids
+        self.problem = False  # an unpaired tool message or a carrier with a repeated name
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _ChatFacts:
+        copied = _ChatFacts()
+        copied.call_ids, copied.problem = set(self.call_ids), self.problem  # ids: str or None
+        return copied
+
+
+def _chat_step(facts: _ChatFacts, i: int, msg: Any) -> None:
+    if not isinstance(msg, dict) or facts.problem:
+        return
+    role = msg.get("role")
+    if role == "assistant":
+        facts.call_ids.update(tc.get("id") for _, tc in _dicts(msg.get("tool_calls")))
+    elif role == "tool":
+        facts.problem = msg.get("tool_call_id") not in facts.call_ids
+    elif is_kimi_carrier(msg):  # checked for Kimi only, by the cold pass
+        names = [n for _, n in _chat_tool_names(msg.get("tools")) if isinstance(n, str)]
+        facts.problem = len(set(names)) < len(names)
+
+
+_CHAT_FACTS = PrefixScan(_ChatFacts, _chat_step)
+
+
 def _check_chat(payload: dict[str, Any], provider: str) -> None:
     _check_unique(provider, ("tools",), _chat_tool_names(payload.get("tools")), "function name")
+    messages = payload.get("messages")
+    listed = messages if isinstance(messages, list) else []
+    listed = list(messages) if isinstance(messages, tuple) else listed
+    if not _CHAT_FACTS.scan(listed).problem:
+        return
+    _fail_on_chat_messages(payload, provider)
+
+
+def _fail_on_chat_messages(payload: dict[str, Any], provider: str) -> None:
+    """Fail on the first message problem, in document order."""
     call_ids: set[Any] = set()
     for i, msg in _dicts(payload.get("messages")):
         role = msg.get("role")
