@@ -95,7 +95,9 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         for i in range(same, len(items)):
             item = items[i]
             if i < len(known) and (item is known[i] or item == known[i]):
-                remembered.append(known[i])
+                # an equal item frozen since is kept itself: later lists match it by identity
+                frozen = type(item) is FrozenDict or type(item) is FrozenList
+                remembered.append(item if frozen else known[i])
                 continue
             item_schema = item_schema or schema_of(item_type)
             if not is_valid(item_schema, item):
