@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook.agent.frozen import freeze
-from dtl_notebook.wire.rules import SEMANTIC_CHECKS
+from dtl_notebook.wire.rules import SEMANTIC_CHECKS, _fail_on_input
 from dtl_notebook.wire.shared import unshared
 from dtl_notebook.wire.validate import WireValidationError
 
@@ -66,3 +66,29 @@ def test_a_problem_past_the_shared_part_is_named() -> None:
     unpaired = _outcome(check, {"messages": [*good, POOL[3]]}, "kimi")
     assert unpaired is not None and "messages.4" in unpaired and "'b'" in unpaired
     assert _outcome(check, {"messages": [*good, POOL[6], POOL[3]]}, "kimi") is None
+
+
+INPUT_POOL = [
+    freeze({"role": "user", "content": "hi"}),
+    freeze({"type": "function_call", "call_id": "a", "name": "t", "arguments": "{}"}),
+    freeze({"type": "function_call_output", "call_id": "a", "output": "ok"}),
+    freeze({"type": "function_call_output", "call_id": "b", "output": "unpaired"}),
+    freeze({"type": "tool_search_call", "call_id": "s", "execution": "client", "arguments": {}}),
+    freeze({"type": "tool_search_output", "call_id": "s", "execution": "client", "tools": []}),
+    freeze({"type": "tool_search_output", "call_id": "z", "execution": "client", "tools": []}),
+]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 6), st.booleans()), max_size=8), max_size=6))
+def test_resumed_responses_input_rules_equal_cold_ones(lists: list[list[tuple[int, bool]]]) -> None:
+    check = SEMANTIC_CHECKS["openai-responses"]
+    history: list[Any] = []
+    for picks in lists:
+        added = [INPUT_POOL[i] if frozen else dict(INPUT_POOL[i]) for i, frozen in picks]
+        history = [*history[: len(history) // 2], *added] if picks else added
+        payload = {"model": "m", "input": history}
+        with unshared():
+            cold = _outcome(check, payload, "openai-responses")
+        assert _outcome(check, payload, "openai-responses") == cold
+        assert cold == _outcome(_fail_on_input, payload, "openai-responses")  # the full pass

@@ -237,6 +237,48 @@ def _check_responses(payload: dict[str, Any], provider: str) -> None:
     # With server-side history the matching call lives in an earlier response.
     if payload.get("previous_response_id") or payload.get("conversation"):
         return
+    items = payload.get("input")
+    listed = items if isinstance(items, list) else []
+    listed = list(items) if isinstance(items, tuple) else listed
+    if not _INPUT_FACTS.scan(listed).problem:
+        return
+    _fail_on_input(payload, provider)
+
+
+class _InputFacts:
+    """What the Responses input rules need from the items scanned so far."""
+
+    def __init__(self) -> None:
+        self.calls: set[Any] = set()  # function_call call_ids
+        self.searches: set[Any] = set()  # tool_search_call call_ids
+        self.problem = False  # an output without its call
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _InputFacts:
+        copied = _InputFacts()
+        copied.calls, copied.searches = set(self.calls), set(self.searches)
+        copied.problem = self.problem
+        return copied
+
+
+def _input_step(facts: _InputFacts, i: int, item: Any) -> None:
+    if not isinstance(item, dict) or facts.problem:
+        return
+    kind, call_id = item.get("type"), item.get("call_id")
+    if kind == "function_call":
+        facts.calls.add(call_id)
+    elif kind == "tool_search_call" and call_id is not None:
+        facts.searches.add(call_id)
+    elif kind == "function_call_output":
+        facts.problem = call_id not in facts.calls
+    elif kind == "tool_search_output" and item.get("execution") == "client":
+        facts.problem = call_id is None or call_id not in facts.searches
+
+
+_INPUT_FACTS = PrefixScan(_InputFacts, _input_step)
+
+
+def _fail_on_input(payload: dict[str, Any], provider: str) -> None:
+    """Fail on the first input problem, in document order."""
     calls: set[Any] = set()
     searches: set[Any] = set()
     for i, item in _dicts(payload.get("input")):
