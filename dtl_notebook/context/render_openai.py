@@ -68,26 +68,22 @@ def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
     for t, tool in enumerate(item.get("tools") or []):
         source = f"{path}.tools.{t}"
         members = tool.get("tools") if tool.get("type") == "namespace" else None
-        if not isinstance(members, list):
-            out.add(
-                "loaded_schema",
-                _function_text(tool),
-                source,
-                label=str(tool.get("name")),
-                load_point=path,
-                new_block=False,
-            )
-            count_as_declaration(out, tool)
-            continue
-        summary = {"namespace": tool.get("name"), "description": tool.get("description")}
+        text = (
+            dump({"namespace": tool.get("name"), "description": tool.get("description")})
+            if isinstance(members, list)
+            else _function_text(tool)
+        )
         out.add(
             "loaded_schema",
-            dump(summary),
+            text,
             source,
             label=str(tool.get("name")),
             load_point=path,
             new_block=False,
         )
+        if not isinstance(members, list):
+            count_as_declaration(out, tool)
+            continue
         for m, member in enumerate(members):
             out.add(
                 "loaded_schema",

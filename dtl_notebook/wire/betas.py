@@ -16,6 +16,7 @@ import typing_extensions as te
 
 from dtl_notebook.agent.frozen import FrozenDict
 from dtl_notebook.wire.explain import union_members
+from dtl_notebook.wire.schema import reachable
 
 # Feature -> beta name (provider docs; see shared reference providers.md / tool-removal.md).
 MAX_REMEMBERED = 100_000  # frozen messages whose features are kept
@@ -79,24 +80,14 @@ def _beta_only() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _type_literals(root: Any) -> set[str]:
+    """The ``type`` literals of every TypedDict reachable from ``root``."""
     found: set[str] = set()
-    seen: set[int] = set()
-    todo = [root]
-    while todo:
-        tp = todo.pop()
-        if id(tp) in seen:
-            continue
-        seen.add(id(tp))
-        if te.is_typeddict(tp):
-            hints = te.get_type_hints(tp, include_extras=True)
-            todo.extend(hints.values())
-            kind = hints.get("type")
-            while te.get_origin(kind) in (te.Required, te.NotRequired, te.Annotated):
-                kind = te.get_args(kind)[0]
-            if te.get_origin(kind) is te.Literal:
-                found.update(v for v in te.get_args(kind) if isinstance(v, str))
-            continue
-        todo.extend(te.get_args(tp))
+    for td in reachable(root)[0]:
+        kind = te.get_type_hints(td, include_extras=True).get("type")
+        while te.get_origin(kind) in (te.Required, te.NotRequired, te.Annotated):
+            kind = te.get_args(kind)[0]
+        if te.get_origin(kind) is te.Literal:
+            found.update(v for v in te.get_args(kind) if isinstance(v, str))
     return found
 
 

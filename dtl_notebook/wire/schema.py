@@ -90,7 +90,7 @@ def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
 
-def _reachable(root: Any) -> tuple[list[type], list[tuple[list[type], list[type]]]]:
+def reachable(root: Any) -> tuple[list[type], list[tuple[list[type], list[type]]]]:
     """TypedDicts reachable from ``root`` and unions mixing response models with TypedDicts."""
     typeddicts: list[type] = []
     mixed: list[tuple[list[type], list[type]]] = []
@@ -123,7 +123,7 @@ def _build(root: Any) -> Schema:
     (merged into any SDK config; an explicit SDK ``extra`` or ``extra_items`` is kept), then
     restored.
     """
-    typeddicts, mixed = _reachable(root)
+    typeddicts, mixed = reachable(root)
     saved: list[tuple[type, bool, Any]] = []
     for td in typeddicts:
         had = "__pydantic_config__" in td.__dict__
