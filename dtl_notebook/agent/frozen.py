@@ -4,9 +4,14 @@ A builder keeps what it made from an unchanging input (a registered tool's defin
 immutable message) and puts the very same object in every later request body. Shared objects
 must not change: these `dict` and `list` subclasses refuse every in-place edit with a
 TypeError that says how to edit a copy instead. Everything else (reading, `json.dumps`,
-validation, `==`) sees plain JSON; `copy.deepcopy` and `thaw` give editable plain copies.
+validation) sees plain JSON; `copy.deepcopy` and `thaw` give editable plain copies.
 Because a frozen value never changes, comparing a remembered one with the one in a new body
 is an identity check (`wire.incremental.exact_copy` keeps frozen values as they are).
+
+`==` on a frozen value is exact JSON equality (`json_equal`): ``1``, ``1.0`` and ``True`` are
+equal in Python but not in a request body, so they differ here. Lists of shared items are
+therefore compared with a plain list `==` (`shared_prefix`): at C speed where the items are the
+same objects, and exactly where they are not.
 """
 
 from __future__ import annotations
@@ -31,6 +36,14 @@ class FrozenDict(dict[str, Any]):
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
 
+    def __eq__(self, other: object) -> bool:
+        return json_equal(self, other) if isinstance(other, dict) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return not json_equal(self, other) if isinstance(other, dict) else NotImplemented
+
+    __hash__ = None
+
     def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
         return thaw(self)  # type: ignore[no-any-return]
 
@@ -47,6 +60,14 @@ class FrozenList(list[Any]):
     __slots__ = ()
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __eq__(self, other: object) -> bool:
+        return json_equal(self, other) if isinstance(other, list) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return not json_equal(self, other) if isinstance(other, list) else NotImplemented
+
+    __hash__ = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
         return thaw(self)  # type: ignore[no-any-return]
@@ -75,3 +96,66 @@ def thaw(value: Any) -> Any:
     if isinstance(value, list):
         return [thaw(v) for v in value]
     return value
+
+
+_DICTS = (dict, FrozenDict)
+_LISTS = (list, FrozenList)
+_NUMBERS = (bool, int, float)
+_JSON = (*_DICTS, *_LISTS, *_NUMBERS, str, type(None))
+_MISSING = object()
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Exact JSON equality: numbers and booleans must match in type as well as value. A value
+    that is not JSON (on either side) decides with its own `==`."""
+    if a is b:
+        return True
+    ta, tb = type(a), type(b)
+    if ta in _DICTS and tb in _DICTS:
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            other = b.get(key, _MISSING)
+            if other is _MISSING or not json_equal(value, other):
+                return False
+        return True
+    if ta in _LISTS and tb in _LISTS:
+        return len(a) == len(b) and all(map(json_equal, a, b))
+    if ta in _NUMBERS and tb in _NUMBERS:
+        return ta is tb and bool(a == b)
+    if ta not in _JSON:
+        return bool(a == b)
+    if tb not in _JSON:
+        return bool(b == a)
+    return ta is tb and bool(a == b)  # str or None; different kinds are never equal
+
+
+def shared_prefix(a: list[Any], b: list[Any]) -> int:
+    """How many leading items `a` and `b` share, compared with `==` (for shared frozen items: by
+    identity, at C speed). A binary search over slice comparisons: each stops at its first
+    difference."""
+    n = min(len(a), len(b))
+    if (a if len(a) == n else a[:n]) == (b if len(b) == n else b[:n]):
+        return n
+    low, high = 0, n - 1  # a[:low] == b[:low] and a[:high + 1] != b[:high + 1]
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def identical_run(a: list[Any], b: list[Any], n: int) -> int:
+    """Where the run of identical items at the start of `a[:n]` and `b[:n]` (known equal) ends,
+    found by bisection: a body repeats the previous one's objects and then, at most, a few
+    equal copies. Only used to choose which of two equal objects to keep."""
+    low, high = 0, n  # a[low - 1] is b[low - 1]; past high, not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[mid - 1] is b[mid - 1]:
+            low = mid
+        else:
+            high = mid - 1
+    return low

@@ -8,11 +8,10 @@ path starts are the previous request's for that shared part; only the new part i
 from __future__ import annotations
 
 import hashlib
-import operator
 from dataclasses import dataclass
-from itertools import takewhile
 from typing import Any
 
+from dtl_notebook.agent.frozen import shared_prefix
 from dtl_notebook.context.model import Segment
 from dtl_notebook.wire.prefix import PrefixScan
 
@@ -32,8 +31,9 @@ class Carried:
 
 
 def shared_length(old: list[Segment], new: list[Segment]) -> int:
-    """How many leading segments `new` shares with `old` by identity (at C speed)."""
-    return len(list(takewhile(operator.truth, map(operator.is_, old, new))))
+    """How many leading segments `new` shares with `old` (the same objects, compared at C
+    speed, or equal ones: a segment's facts follow from its fields)."""
+    return shared_prefix(old, new)
 
 
 def _seed(model: str, scaffolding: bool) -> str:

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import islice, takewhile
 from typing import Any
 
-from dtl_notebook.agent.frozen import FrozenDict, FrozenList
+from dtl_notebook.agent.frozen import FrozenDict, FrozenList, identical_run, shared_prefix
 from dtl_notebook.context.calibration import Estimate
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.incremental import exact_copy
@@ -204,9 +202,7 @@ class Collector:
                 )
                 self.notes.extend(before.notes[start.notes_end if start else 0 : known.notes_end])
                 self.block = known.block_after
-                if value is not known.copy and type(value) in (FrozenDict, FrozenList):
-                    # an equal value frozen since: later requests find it by identity
-                    known = replace(known, copy=value)
+                known = self._kept_as(value, known)
                 self._units.append(known)
                 self._copies.append(known.copy)
                 return True
@@ -215,26 +211,44 @@ class Collector:
         return False
 
     def replay(self, values: list[Any], start: int = 0) -> int:
-        """Replay `values[start:]` as far as they are, by identity, the previous rendering's
-        next units (frozen payload parts: the same object renders the same segments); returns
-        how many. The caller renders the next one through `unit`."""
+        """Replay `values[start:]` as far as they are the previous rendering's next units (frozen
+        payload parts, compared by identity at C speed, or exactly where they are other objects:
+        equal parts render the same segments); returns how many. The caller renders the next
+        one through `unit`."""
         self._close()
         before, n = self._before, len(self._units)
         if not (self._matching and before is not None and start < len(values)):
             return 0
         if n >= len(before.copies) or values[start] is not before.copies[n]:
             return 0
-        same = map(operator.is_, islice(values, start, None), islice(before.copies, n, None))
-        count = len(list(takewhile(operator.truth, same)))  # C iterators: stops at the first miss
+        most = min(len(values) - start, len(before.copies) - n)
+        mine = values if start == 0 and most == len(values) else values[start : start + most]
+        copies = before.copies[n : n + most]
+        count = shared_prefix(mine, copies)
         prior, last = (before.units[n - 1] if n else None), before.units[n + count - 1]
         self.segments.extend(
             before.segments[prior.segments_end if prior else 0 : last.segments_end]
         )
         self.notes.extend(before.notes[prior.notes_end if prior else 0 : last.notes_end])
         self.block = last.block_after
-        self._units.extend(before.units[n : n + count])
-        self._copies.extend(before.copies[n : n + count])
+        units = before.units[n : n + count]
+        if count < most:
+            del copies[count:]
+        for i in range(identical_run(mine, copies, count), count):
+            # an equal value that is another object: remembered where it is frozen
+            units[i] = self._kept_as(mine[i], units[i])
+            copies[i] = units[i].copy
+        self._units.extend(units)
+        self._copies.extend(copies)
         return count
+
+    @staticmethod
+    def _kept_as(value: Any, unit: _Unit) -> _Unit:
+        """`unit`, remembering `value` (equal to its copy) where it is frozen: later requests
+        find it by identity."""
+        if value is not unit.copy and type(value) in (FrozenDict, FrozenList):
+            return replace(unit, copy=value)
+        return unit
 
     def _close(self) -> None:
         if self._open is not None:

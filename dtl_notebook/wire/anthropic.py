@@ -22,6 +22,7 @@ replayed as they came.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import json
 from typing import Any
@@ -38,7 +39,7 @@ from dtl_notebook.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from dtl_notebook.agent.sections import render_section, replay_sections
+from dtl_notebook.agent.sections import render_section
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
@@ -127,6 +128,7 @@ class _Builder:
         self.server_loaded: set[str] = set()
         self.siblings: list[JSON] = []
         self.pending_system: list[JSON] = []
+        self.block_ends: list[int] = []  # blocks in messages[: i + 1], for closed messages
 
     # -- tools ----------------------------------------------------------------------------
     def tools(self) -> tuple[list[JSON], str, bool]:
@@ -336,6 +338,7 @@ class _Builder:
             self.server_loaded = resumed.state["server_loaded"]
             self.siblings = resumed.state["siblings"]
             self.pending_system = resumed.state["pending_system"]
+            self.block_ends = resumed.state["block_ends"]
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
         for index in range(start, len(plan.messages)):
             message = plan.messages[index]
@@ -352,15 +355,18 @@ class _Builder:
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
+        self._close_blocks()
         state = {
+            "block_ends": list(self.block_ends),
             "sources": list(self.sources),
             "load_points": list(self.load_points),
             "server_loaded": set(self.server_loaded),
             "siblings": list(self.siblings),
             "pending_system": list(self.pending_system),
         }
+        frozen = resumed.frozen if resumed is not None else 0
         checkpoint = Checkpoint(
-            len(plan.messages), list(self.messages), state, self.notes[notes_before:]
+            len(plan.messages), self.messages, state, self.notes[notes_before:], frozen
         )
         _walks.keep(plan, key, checkpoint)
         self.flush_siblings(len(plan.messages))
@@ -373,9 +379,8 @@ class _Builder:
 
     def system(self) -> list[JSON]:
         sections = self.plan.system
-        later = any(isinstance(m, SystemUpdate) for m in self.plan.messages[self.plan.first :])
-        if later and not self.profile.mid_conversation_system:
-            sections = replay_sections(self.plan.messages)
+        if self.plan.later_updates and not self.profile.mid_conversation_system:
+            sections = self.plan.held
             self.notes.append(
                 f"{self.profile.model} takes no mid-conversation system messages: the system "
                 "prompt is re-rendered with the current sections (system prefix changes: "
@@ -392,7 +397,7 @@ class _Builder:
         last_immediate = [t for t in tools if not t.get("defer_loading") and "type" not in t]
         if last_immediate:
             last_immediate[-1]["cache_control"] = dict(marker)
-        total = sum(len(m["content"]) for m in self.messages)
+        total = self._close_blocks() + (len(self.messages[-1]["content"]) if self.messages else 0)
         previous_end = self._previous_request_blocks()
         if previous_end and total - previous_end > MAX_NEW_BLOCKS:
             self._mark(previous_end - 1, marker)
@@ -401,26 +406,38 @@ class _Builder:
             return None
         return dict(marker)
 
+    def _close_blocks(self) -> int:
+        """Count the blocks of every message but the last (which may still grow); returns the
+        total. Counted once: a closed message keeps its blocks (a breakpoint marks a copy)."""
+        ends = self.block_ends
+        for message in self.messages[len(ends) : len(self.messages) - 1]:
+            ends.append((ends[-1] if ends else 0) + len(message["content"]))
+        return ends[-1] if ends else 0
+
     def _mark(self, position: int, marker: JSON) -> None:
         """Mark the block at `position` (counted over all messages) on a copy of it and of its
         message: payload messages are shared with later requests (`wire.resume`)."""
-        for row, message in enumerate(self.messages):
-            content = message["content"]
-            if position >= len(content):
-                position -= len(content)
-                continue
-            block = content[position]
-            if block.get("type") in {"thinking", "redacted_thinking"}:
-                return
-            content = list(content)
-            content[position] = {**block, "cache_control": dict(marker)}
-            self.messages[row] = {**message, "content": content}
+        row = bisect.bisect_right(self.block_ends, position)  # ends of the closed messages
+        offset = position - (self.block_ends[row - 1] if row else 0)
+        message = self.messages[row]
+        block = message["content"][offset]
+        if block.get("type") in {"thinking", "redacted_thinking"}:
             return
+        content = list(message["content"])
+        content[offset] = {**block, "cache_control": dict(marker)}
+        self.messages[row] = {**message, "content": content}
 
     def _previous_request_blocks(self) -> int:
         """Blocks in the messages the previous request ended with (before the last reply)."""
-        last = max((i for i, m in enumerate(self.messages) if m["role"] == "assistant"), default=-1)
-        return sum(len(m["content"]) for m in self.messages[: max(last, 0)])
+        last = next(
+            (
+                i
+                for i in range(len(self.messages) - 1, -1, -1)
+                if self.messages[i]["role"] == "assistant"
+            ),
+            -1,
+        )
+        return self.block_ends[last - 1] if last > 0 else 0
 
 
 def _server_search_block(data: JSON) -> bool:

@@ -9,19 +9,15 @@ A body is *beta* when it uses a key or block type that only the SDK's beta reque
 from __future__ import annotations
 
 import functools
-import threading
 from typing import Any
 
 import typing_extensions as te
 
-from dtl_notebook.agent.frozen import FrozenDict
 from dtl_notebook.wire.explain import union_members
+from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.schema import reachable
 
 # Feature -> beta name (provider docs; see shared reference providers.md / tool-removal.md).
-MAX_REMEMBERED = 100_000  # frozen messages whose features are kept
-_features: dict[int, tuple[FrozenDict, tuple[bool, frozenset[str]]]] = {}
-_lock = threading.Lock()
 TOP_LEVEL_BETAS = {
     "mcp_servers": "mcp-client-2025-11-20",
     "context_management": "context-management-2025-06-27",
@@ -91,23 +87,30 @@ def _type_literals(root: Any) -> set[str]:
     return found
 
 
+class _Features:
+    """The beta features of the messages scanned so far."""
+
+    def __init__(self) -> None:
+        self.beta = False
+        self.names: set[str] = set()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Features:
+        copied = _Features()
+        copied.beta, copied.names = self.beta, set(self.names)
+        return copied
+
+
+def _features_step(features: _Features, _index: int, message: Any) -> None:
+    beta, names = message_features(message)
+    features.beta |= beta
+    features.names |= names
+
+
+_MESSAGE_FEATURES = PrefixScan(_Features, _features_step)  # resumed over shared messages
+
+
 def message_features(message: Any) -> tuple[bool, frozenset[str]]:
-    """(uses a beta type, beta names) for one entry of ``messages``; a frozen (shared, never
-    edited) message is looked at once."""
-    if type(message) is not FrozenDict:
-        return _message_features(message)
-    found = _features.get(id(message))
-    if found is not None and found[0] is message:
-        return found[1]
-    features = _message_features(message)
-    with _lock:
-        if len(_features) >= MAX_REMEMBERED:
-            _features.clear()
-        _features[id(message)] = (message, features)  # kept alive: its id is not reused
-    return features
-
-
-def _message_features(message: Any) -> tuple[bool, frozenset[str]]:
+    """(uses a beta type, beta names) for one entry of ``messages``."""
     if not isinstance(message, dict):
         return False, frozenset()
     beta_types = _beta_only()[1]
@@ -159,10 +162,8 @@ def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
             beta = True
             names.update([BLOCK_BETAS[kind]] if kind in BLOCK_BETAS else [])
     messages = payload.get("messages")
-    for message in messages if isinstance(messages, list) else ():
-        uses, found = message_features(message)
-        beta, names = beta or uses, names | found
-    return beta, finish(names)
+    found = _MESSAGE_FEATURES.scan(messages if isinstance(messages, list) else [])
+    return beta or found.beta, finish(names | found.names)
 
 
 def finish(names: set[str]) -> list[str]:

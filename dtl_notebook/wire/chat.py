@@ -8,8 +8,10 @@ system message, which rewrites the prefix.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from dtl_notebook.agent.frozen import freeze
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -20,7 +22,7 @@ from dtl_notebook.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from dtl_notebook.agent.sections import render_sections, replay_sections
+from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import (
     JSON,
@@ -33,6 +35,7 @@ from dtl_notebook.wire.common import (
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 from dtl_notebook.wire.resume import Checkpoint, Walks
+from dtl_notebook.wire.shared import sharing
 
 PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
@@ -74,14 +77,14 @@ def chat_messages(
     definition recorded at the marker, else the active or retired one)."""
     if system_updates not in SYSTEM_UPDATES:
         raise ValueError(f"system_updates must be one of {SYSTEM_UPDATES}, got {system_updates!r}")
-    later = any(isinstance(m, SystemUpdate) for m in plan.messages[plan.first :])
     sections = plan.system
-    if later and system_updates == "rerender":
-        sections = replay_sections(plan.messages)
+    if plan.later_updates and system_updates == "rerender":
+        sections = plan.held
         notes.append("system prompt re-rendered with the current sections (prefix changes)")
+    text = render_sections(sections)
     head: list[JSON] = []
-    if render_sections(sections):
-        head.append({"role": "system", "content": render_sections(sections)})
+    if text:
+        head.append(_system_message(text) if sharing() else {"role": "system", "content": text})
     walk = _Walk(plan, provider, system_updates, batch_tools)
     first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
     walk.resume(notes)
@@ -92,6 +95,12 @@ def chat_messages(
         for row, index, names in walk.loads
     ]
     return out, points, set(walk.marked)
+
+
+@functools.lru_cache(maxsize=64)
+def _system_message(text: str) -> JSON:
+    """The leading system message, one frozen object per text: later bodies repeat it."""
+    return freeze({"role": "system", "content": text})  # type: ignore[no-any-return]
 
 
 class _Walk:
@@ -114,12 +123,13 @@ class _Walk:
         # each tool name the batches looked up: its active and retired definitions then
         self.reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]] = {}
         self.start = plan.first
+        self.frozen = 0  # leading messages of `out` known to be frozen
 
     def resume(self, notes: list[str]) -> None:
         found = _walks.find(self.plan, self.key)
         if found is None or not self._same_reads(found.state["reads"]):
             return
-        self.start, self.out = found.seen, found.messages
+        self.start, self.out, self.frozen = found.seen, found.messages, found.frozen
         self.batch, self.loads = found.state["batch"], found.state["loads"]
         self.marked, self.reads = found.state["marked"], found.state["reads"]
         notes.extend(found.notes)
@@ -159,7 +169,7 @@ class _Walk:
             "marked": dict(self.marked),
             "reads": dict(self.reads),
         }
-        walked = Checkpoint(len(plan.messages), list(out), state, notes[first_note:])
+        walked = Checkpoint(len(plan.messages), out, state, notes[first_note:], self.frozen)
         _walks.keep(plan, self.key, walked)
         if self.batch:
             self.flush()

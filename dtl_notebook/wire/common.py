@@ -74,6 +74,8 @@ class Plan:
     notes: list[str]
     order: list[str] = field(default_factory=list)  # active tool names, in activation order
     retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
+    held: dict[str, str] = field(default_factory=dict)  # every SystemUpdate applied, in order
+    later_updates: int = 0  # SystemUpdates after `first`
     _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
     # the transcript planned and its `rewrites`, where builders may resume earlier work on it
     history: tuple[list[Message], int] | None = field(default=None, repr=False, compare=False)
@@ -100,8 +102,20 @@ class Plan:
 
 def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
     """Whether two tools define the same thing (a Tool's implementation is not part of it);
-    equal to comparing their `spec()`s without re-validating the schemas."""
-    return all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
+    equal to comparing their `spec()`s without re-validating the schemas. Tools are immutable,
+    so the answer for a pair of objects is remembered."""
+    found = _same_definitions.get((id(a), id(b)))
+    if found is not None and found[0] is a and found[1] is b:
+        return found[2]
+    same = all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
+    if len(_same_definitions) >= REMEMBERED_COMPARISONS:
+        _same_definitions.clear()
+    _same_definitions[(id(a), id(b))] = (a, b, same)  # kept alive: their ids stay theirs
+    return same
+
+
+REMEMBERED_COMPARISONS = 4096
+_same_definitions: dict[tuple[int, int], tuple[ToolSpec, ToolSpec, bool]] = {}
 
 
 def render_patch(patch: dict[str, str | None]) -> str:

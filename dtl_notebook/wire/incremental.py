@@ -9,7 +9,8 @@ taken when the item was validated: numbers and booleans must match in type as we
 anything but plain JSON values (dict, list, str, int, float, bool, None) is never remembered.
 A read-only item (:mod:`dtl_notebook.agent.frozen`, e.g. a tool definition a builder shares
 between requests) is its own copy: it cannot change, so finding the same object again is
-enough, and costs nothing.
+enough, and costs nothing; its `==` is exact too, so a whole list is compared at once
+(`shared_prefix`).
 The other top-level keys are validated every time.
 """
 
@@ -17,15 +18,13 @@ from __future__ import annotations
 
 import collections.abc
 import functools
-import operator
 import threading
 from collections import deque
-from itertools import takewhile
 from typing import Any
 
 import typing_extensions as te
 
-from dtl_notebook.agent.frozen import FrozenDict, FrozenList
+from dtl_notebook.agent.frozen import FrozenDict, FrozenList, identical_run, shared_prefix
 from dtl_notebook.wire.explain import origin, union_members
 from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
 
@@ -55,7 +54,14 @@ class _Unremembered:
     __hash__ = None  # type: ignore[assignment]
 
 
-_memory: dict[tuple[str, str], deque[list[Any]]] = {}
+class _Accepted(list[Any]):
+    """An accepted list's items as remembered. The first `settled` are frozen values kept
+    themselves: a later list repeating them is matched by identity alone."""
+
+    settled = 0
+
+
+_memory: dict[tuple[str, str], deque[_Accepted]] = {}
 _lock = threading.Lock()
 
 
@@ -85,16 +91,18 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
     fields = {f: t for f, t in item_fields(root).items() if isinstance(payload.get(f), list)}
     if not is_valid(schema(root), {**payload, **{key: [] for key in fields}}):
         return False
-    accepted: dict[str, list[Any]] = {}
+    accepted: dict[str, _Accepted] = {}
     for field, item_type in fields.items():
         items: list[Any] = payload[field]
         known = _recent(root, field, items)
         item_schema = None
-        same = len(list(takewhile(operator.truth, map(operator.is_, items, known))))  # C speed
-        remembered: list[Any] = known[:same]
-        for i in range(same, len(items)):
+        same = shared_prefix(items, known)  # at C speed where they are the same objects
+        # past the identical run, an equal frozen item replaces its remembered copy
+        settled = identical_run(items, known, min(known.settled, same))
+        remembered = _Accepted(known[:settled])
+        for i in range(settled, len(items)):
             item = items[i]
-            if i < len(known) and (item is known[i] or item == known[i]):
+            if i < same or (i < len(known) and item == known[i]):
                 # an equal item frozen since is kept itself: later lists match it by identity
                 frozen = type(item) is FrozenDict or type(item) is FrozenList
                 remembered.append(item if frozen else known[i])
@@ -103,6 +111,9 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
             if not is_valid(item_schema, item):
                 return False
             remembered.append(exact_copy(item))
+        while settled < len(remembered) and type(remembered[settled]) in (FrozenDict, FrozenList):
+            settled += 1
+        remembered.settled = settled
         accepted[field] = remembered
     with _lock:
         for field, remembered in accepted.items():
@@ -117,13 +128,17 @@ def forget() -> None:
         _memory.clear()
 
 
-def _recent(root: str, field: str, items: list[Any]) -> list[Any]:
+def _recent(root: str, field: str, items: list[Any]) -> _Accepted:
     """The most recent accepted list of this field that starts like ``items``."""
     with _lock:
         recent = list(_memory.get((root, field), ()))
     if not items:
-        return []
-    return next((known for known in recent if known and items[0] == known[0]), [])
+        return _Accepted()
+    for known in recent:  # the same lineage first: its items are compared by identity
+        n = min(len(known), len(items))
+        if n and items[0] is known[0] and items[n - 1] is known[n - 1]:
+            return known
+    return next((known for known in recent if known and items[0] == known[0]), _Accepted())
 
 
 def exact_copy(value: Any) -> Any:

@@ -46,6 +46,8 @@ class _Walk:
     loads: dict[int, list[ToolSpec]] = field(default_factory=dict)
     retired: dict[str, ToolSpec] = field(default_factory=dict)
     marked: dict[str, None] = field(default_factory=dict)  # marked names, in order
+    held: dict[str, str] = field(default_factory=dict)  # the sections every update adds up to
+    updates: int = 0  # SystemUpdates seen
 
     def copy(self) -> _Walk:
         return replace(
@@ -59,6 +61,7 @@ class _Walk:
             loads=dict(self.loads),
             retired=dict(self.retired),
             marked=dict(self.marked),
+            held=dict(self.held),
         )
 
     def split_pass(self, messages: list[Message]) -> None:
@@ -80,6 +83,9 @@ class _Walk:
             message = messages[index]
             if isinstance(message, AssistantMessage):
                 self.used.update(call.name for call in message.tool_calls)
+            elif isinstance(message, SystemUpdate):
+                self.updates += 1
+                self.held = apply_patch(self.held, message.sections)
             if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
                 continue
             specs = []
@@ -248,4 +254,16 @@ def _plan(
             "are dropped, which rewrites history from there (cache miss)"
         )
     order = [t.name for t in tools]
-    return Plan(messages, split, system, first, loads, redefined, notes, order, retired)
+    return Plan(
+        messages,
+        split,
+        system,
+        first,
+        loads,
+        redefined,
+        notes,
+        order,
+        retired,
+        held=dict(walk.held),
+        later_updates=walk.updates - first,
+    )

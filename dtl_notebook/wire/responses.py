@@ -320,8 +320,9 @@ class _Builder:
             "hosted_loaded": set(self.hosted_loaded),
             "search_calls": set(self.search_calls),
         }
+        frozen = resumed.frozen if resumed is not None else 0
         checkpoint = Checkpoint(
-            len(plan.messages), list(self.input), state, self.notes[notes_before:]
+            len(plan.messages), self.input, state, self.notes[notes_before:], frozen
         )
         _walks.keep(plan, key, checkpoint)
 

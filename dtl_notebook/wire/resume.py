@@ -8,14 +8,14 @@ builder stores its state after the walk (`Checkpoint`) and the next build starts
 it. Payload messages kept here go into later bodies as they are, so nothing may edit one after
 the walk: kept messages are frozen (`agent.frozen`; the one a builder may still extend is kept
 as a private copy instead), and the breakpoint code copies a message and block before marking it.
-Checks find a frozen message unchanged by identity (`wire.betas.message_features`).
+Checks find a frozen message unchanged by identity (`wire.prefix.PrefixScan`).
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dtl_notebook.agent.frozen import FrozenDict, freeze
@@ -35,6 +35,7 @@ class Checkpoint:
     messages: list[JSON]  # with `open_last`, the last one is a private copy
     state: dict[str, Any] = field(default_factory=dict)  # builder-specific, copied on restore
     notes: list[str] = field(default_factory=list)  # notes the walk added
+    frozen: int = 0  # leading messages known to be frozen already
 
 
 @dataclass
@@ -76,21 +77,28 @@ class Walks:
             last = messages[-1]
             messages[-1] = {**last, "content": list(last["content"])}
         state = {k: type(v)(v) for k, v in checkpoint.state.items()}
-        return Checkpoint(checkpoint.seen, messages, state, list(checkpoint.notes))
+        closed = len(messages) - 1 if messages and self._open_last else len(messages)
+        return Checkpoint(checkpoint.seen, messages, state, list(checkpoint.notes), closed)
 
     def keep(self, plan: Plan, key: tuple[Any, ...], checkpoint: Checkpoint) -> None:
-        """Remember `checkpoint` for the next build of this transcript with this key."""
+        """Remember `checkpoint` for the next build of this transcript with this key.
+
+        `checkpoint.messages` is the builder's own list, which becomes its payload: its messages
+        are frozen in place (but for an open last one), so this body already holds the objects
+        the next one repeats; the checkpoint keeps a copy of the list."""
         if plan.history is None or not sharing():
             return
         transcript, rewrites = plan.history
-        kept = checkpoint.messages
-        closed = len(kept) - 1 if kept and self._open_last else len(kept)
-        for row in range(closed):  # read-only from now on: facts about them are kept by identity
-            if type(kept[row]) is not FrozenDict:
-                kept[row] = freeze(kept[row])
-        if closed < len(kept):
-            last = kept[-1]
-            kept[-1] = {**last, "content": list(last["content"])}
+        live = checkpoint.messages
+        closed = len(live) - 1 if live and self._open_last else len(live)
+        for row in range(checkpoint.frozen, closed):  # read-only from now on
+            if type(live[row]) is not FrozenDict:
+                live[row] = freeze(live[row])
+        kept = live[:closed]
+        if closed < len(live):
+            last = live[-1]
+            kept.append({**last, "content": list(last["content"])})
+        checkpoint = replace(checkpoint, messages=kept, frozen=closed)
         entry = _Entry(
             weakref.ref(transcript), rewrites, key, _loads_before(plan, checkpoint.seen), checkpoint
         )

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from dtl_notebook.wire.explain import Path, fail, format_path, short
-from dtl_notebook.wire.prefix import PrefixScan
+from dtl_notebook.wire.prefix import GrowingSet, PrefixScan
 
 ALL_DEFERRED_MESSAGE = (
     "At least one tool must have defer_loading=false. All tools cannot be deferred."
@@ -249,15 +249,9 @@ class _InputFacts:
     """What the Responses input rules need from the items scanned so far."""
 
     def __init__(self) -> None:
-        self.calls: set[Any] = set()  # function_call call_ids
-        self.searches: set[Any] = set()  # tool_search_call call_ids
+        self.calls = GrowingSet()  # function_call call_ids
+        self.searches = GrowingSet()  # tool_search_call call_ids
         self.problem = False  # an output without its call
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _InputFacts:
-        copied = _InputFacts()
-        copied.calls, copied.searches = set(self.calls), set(self.searches)
-        copied.problem = self.problem
-        return copied
 
 
 def _input_step(facts: _InputFacts, i: int, item: Any) -> None:
@@ -318,13 +312,8 @@ class _ChatFacts:
     """What the chat message rules need from the messages scanned so far."""
 
     def __init__(self) -> None:
-        self.call_ids: set[Any] = set()  # assistant tool_calls ids
+        self.call_ids = GrowingSet()  # assistant tool_calls ids
         self.problem = False  # an unpaired tool message or a carrier with a repeated name
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _ChatFacts:
-        copied = _ChatFacts()
-        copied.call_ids, copied.problem = set(self.call_ids), self.problem  # ids: str or None
-        return copied
 
 
 def _chat_step(facts: _ChatFacts, i: int, msg: Any) -> None:

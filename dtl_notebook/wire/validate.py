@@ -16,13 +16,12 @@ The first problem found raises :class:`WireValidationError`.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from dtl_notebook.agent.frozen import FrozenDict
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.explain import Path, WireValidationError, fail
+from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.rules import (
     ALL_DEFERRED_MESSAGE,
     MAX_CACHE_BREAKPOINTS,
@@ -42,9 +41,6 @@ __all__ = [
 
 PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
 
-MAX_CARRIERS = 10_000  # frozen Kimi tool carriers remembered as valid
-_valid_carriers: dict[int, FrozenDict] = {}
-_carriers_lock = threading.Lock()
 
 _PROVIDER_ROOT = {
     "anthropic": "anthropic",
@@ -132,20 +128,39 @@ def _split_kimi_carriers(payload: dict[str, Any]) -> tuple[dict[str, Any], list[
     return {**payload, "messages": kept}, index_map
 
 
+class _KimiMessages:
+    """The messages scanned so far without Kimi's tool carriers, and whether each carrier was
+    valid."""
+
+    def __init__(self) -> None:
+        self.kept: list[Any] = []
+        self.invalid = False
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _KimiMessages:
+        copied = _KimiMessages()
+        copied.kept, copied.invalid = list(self.kept), self.invalid  # frozen messages: shared
+        return copied
+
+
+def _kimi_step(state: _KimiMessages, _index: int, msg: Any) -> None:
+    if not is_kimi_carrier(msg):
+        state.kept.append(msg)
+    elif not _carrier_valid(msg):
+        state.invalid = True
+
+
+_KIMI_MESSAGES = PrefixScan(_KimiMessages, _kimi_step)  # resumed over shared messages
+
+
 def _kimi_accepts(root: str, payload: dict[str, Any]) -> bool:
     """Whether a Kimi body passes, validating only carriers and messages not seen before
-    (`incremental`); a frozen carrier found valid once is known valid by identity. ``False``:
-    not shown valid here (the caller validates from scratch for the canonical error)."""
+    (`incremental`). ``False``: not shown valid here (the caller validates from scratch for
+    the canonical error)."""
     messages = payload.get("messages")
     if not isinstance(messages, list):
         return False
-    kept: list[Any] = []
-    for msg in messages:
-        if not is_kimi_carrier(msg):
-            kept.append(msg)
-        elif _valid_carriers.get(id(msg)) is not msg and not _carrier_valid(msg):
-            return False
-    return incremental.accepts(root, {**payload, "messages": kept})
+    scanned = _KIMI_MESSAGES.scan(messages)
+    return not scanned.invalid and incremental.accepts(root, {**payload, "messages": scanned.kept})
 
 
 def _carrier_valid(carrier: dict[str, Any]) -> bool:
@@ -153,11 +168,4 @@ def _carrier_valid(carrier: dict[str, Any]) -> bool:
     if carrier.keys() - {"role", "tools"} or not isinstance(tools, list):
         return False
     tool_schema = schema("chat-tool")
-    if not all(is_valid(tool_schema, tool) for tool in tools):
-        return False
-    if type(carrier) is FrozenDict:
-        with _carriers_lock:
-            if len(_valid_carriers) >= MAX_CARRIERS:
-                _valid_carriers.clear()
-            _valid_carriers[id(carrier)] = carrier  # kept alive: its id is not reused
-    return True
+    return all(is_valid(tool_schema, tool) for tool in tools)
