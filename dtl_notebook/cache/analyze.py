@@ -140,7 +140,7 @@ class CacheAnalyzer:
         deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
         previous = self._previous
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
-        facts = carry(ctx.segments, ctx.model, bool(deferred), carried)
+        facts = carry(ctx, bool(deferred), carried)
         chain, cum = facts.chain, facts.cum
         now = float(len(self.entries)) if at is None else at
         points = breakpoint_segments(payload, facts) if rule.breakpoints else []
@@ -174,7 +174,7 @@ class CacheAnalyzer:
             entry.diagnosis = provider_diagnosis(response, ctx.provider, payload)
             entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
         self.entries.append(entry)
-        self._previous = Earlier(ctx, chain, cum)
+        self._previous = Earlier(ctx, chain, cum, len(chain))
         self._previous_deferred = bool(deferred)
         self._carried = facts
         return entry

@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtl_notebook.agent.frozen import shared_prefix
-from dtl_notebook.context.model import Segment
+from dtl_notebook.context.model import ModelContext, Segment
 from dtl_notebook.wire.prefix import PrefixScan
 
 
 @dataclass
 class Carried:
     """Per-segment facts of one request: hash chain, running token totals, the last segment of
-    each block, and the first segment at or under each dotted source path."""
+    each block, and the first segment at or under each dotted source path. `chain` and `cum`
+    may be grown by the next request's facts: read their first `len(segments)` entries."""
 
     segments: list[Segment]
     chain: list[str]
@@ -46,17 +47,22 @@ def _source_prefixes(source: str) -> list[str]:
     return [".".join(parts[: k + 1]) for k in range(len(parts))]
 
 
-def carry(
-    segments: list[Segment], model: str, scaffolding: bool, previous: Carried | None
-) -> Carried:
-    """The facts for `segments`, resumed after what they share with `previous` (which is
+def carry(ctx: ModelContext, scaffolding: bool, previous: Carried | None) -> Carried:
+    """The facts for `ctx`'s segments, resumed after what they share with `previous` (which is
     updated in place and must not be used afterwards)."""
+    model = ctx.model
+    segments = ctx.rendered.segments if ctx.rendered is not None else list(ctx.segments)
     key = (model, scaffolding)
     if previous is None or previous.start_key != key:
         previous = Carried([], [], [], {}, {}, key)
     old = previous.segments
-    same = shared_length(old, segments)
-    chain, cum = previous.chain[:same], previous.cum[:same]
+    known = ctx.rendered.shares(old) if ctx.rendered is not None else None
+    # all of `old`, by ancestry; else compared (at C speed)
+    same = len(old) if known == len(old) else shared_length(old, segments)
+    if same == len(previous.chain):  # grows the same lists: earlier views keep their size
+        chain, cum = previous.chain, previous.cum
+    else:
+        chain, cum = previous.chain[:same], previous.cum[:same]
     ends, starts = previous.ends, previous.starts
     dropped: set[int] = set()
     for i in range(same, len(old)):
@@ -86,7 +92,7 @@ def carry(
             ends[seg.block] = i
         for path in _source_prefixes(seg.source):
             starts.setdefault(path, i)
-    return Carried(list(segments), chain, cum, ends, starts, key, same)
+    return Carried(segments, chain, cum, ends, starts, key, same)  # a list nobody edits
 
 
 def _message_marks(marks: list[tuple[str, Any]], m: int, message: Any) -> None:

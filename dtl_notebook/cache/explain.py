@@ -17,15 +17,17 @@ _TAG = re.compile(r"<([a-z][a-z0-9_-]*)>\n(.*?)\n</\1>", re.S)
 
 @dataclass(frozen=True)
 class Earlier:
-    """The previous request's context with its chain hashes and running token totals."""
+    """The previous request's context with its chain hashes and running token totals: the
+    first `size` entries of `chain` and `cum` (later requests may append to the same lists)."""
 
     context: ModelContext
     chain: list[str]
     cum: list[int]
+    size: int
 
     @property
     def total(self) -> int:
-        return self.cum[-1] if self.cum else 0
+        return self.cum[self.size - 1] if self.size else 0
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,9 @@ def explain(
             "model changed", involved=[f"{old.model} → {ctx.model}"], lost_tokens=previous.total
         )
     i = shared
-    while i < len(old_chain) and i < len(chain) and old_chain[i] == chain[i]:
+    while i < previous.size and i < len(chain) and old_chain[i] == chain[i]:
         i += 1
-    if i < len(old_chain):
+    if i < previous.size:
         return _divergence(previous, ctx, i)
     best = rule.floor(previous.total)
     if best == 0 and cached == 0:

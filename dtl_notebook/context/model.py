@@ -66,6 +66,7 @@ def model_context(
     else:
         raise ValueError(f"unknown provider {provider!r}")
     out.remember()
+    rendered = out.rendered()
     counter = out.counter
     estimate = estimate_for(provider, counter.method)
     return ModelContext(
@@ -76,4 +77,5 @@ def model_context(
         counter.exact,
         list(out.notes),
         estimate,
+        rendered,
     )

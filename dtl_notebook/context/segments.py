@@ -73,6 +73,9 @@ class ModelContext:
     exact_tokens: bool
     notes: list[str] = field(default_factory=list)
     estimate: Estimate = field(default_factory=lambda: Estimate("unknown", False))
+    # the same segments in a list nobody edits (the renderer's own), and how many of them are
+    # the previous rendering's list's leading segments: the analyzer carries facts over them
+    rendered: Rendered | None = field(default=None, compare=False)
 
     @property
     def total_tokens(self) -> int:
@@ -131,6 +134,20 @@ def content_text(content: Any) -> str:
 
 
 @dataclass(frozen=True)
+class Rendered:
+    """A context's segments as rendered (a list nobody edits), and its ancestry: for each of
+    the last few renderings it replayed from, directly or through another, that rendering's
+    list and how many of its leading segments start this one (the very objects)."""
+
+    segments: list[Segment]
+    ancestry: tuple[tuple[list[Segment], int], ...] = ()
+
+    def shares(self, earlier: list[Segment]) -> int | None:
+        """How many leading segments of `earlier` start this list, where known by ancestry."""
+        return next((n for lst, n in self.ancestry if lst is earlier), None)
+
+
+@dataclass(frozen=True)
 class _Unit:
     copy: Any  # exact copy of the unit's payload value
     segments_end: int
@@ -144,8 +161,10 @@ class _Rendering:
     copies: list[Any]  # units[i].copy, for comparisons at C speed
     segments: list[Segment]
     notes: list[str]
+    ancestry: tuple[tuple[list[Segment], int], ...] = ()
 
 
+ANCESTRY = 3  # earlier renderings a rendering remembers sharing segments with
 _previous: OrderedDict[tuple[str, str, int], _Rendering] = OrderedDict()
 _lock = threading.Lock()
 _switch = threading.local()  # .off: this thread renders from scratch and remembers nothing
@@ -187,6 +206,7 @@ class Collector:
         self._copies: list[Any] = []
         self._open: _Pending | None = None  # the unit being rendered
         self._matching = self._before is not None
+        self._replayed = 0  # leading segments taken from the previous rendering, in order
 
     def unit(self, value: Any) -> bool:
         """Start the next unit (`value`: its part of the payload). True when it equals the
@@ -202,6 +222,7 @@ class Collector:
                 )
                 self.notes.extend(before.notes[start.notes_end if start else 0 : known.notes_end])
                 self.block = known.block_after
+                self._replayed = len(self.segments)
                 known = self._kept_as(value, known)
                 self._units.append(known)
                 self._copies.append(known.copy)
@@ -231,6 +252,7 @@ class Collector:
         )
         self.notes.extend(before.notes[prior.notes_end if prior else 0 : last.notes_end])
         self.block = last.block_after
+        self._replayed = len(self.segments)
         units = before.units[n : n + count]
         if count < most:
             del copies[count:]
@@ -258,12 +280,23 @@ class Collector:
             self._copies.append(self._open.copy)
         self._open = None
 
+    def rendered(self) -> Rendered:
+        """The segments as rendered, with what they took from earlier renderings."""
+        self._close()
+        before = self._before
+        if before is None or not self._replayed:
+            return Rendered(self.segments)
+        inherited = tuple((lst, min(n, self._replayed)) for lst, n in before.ancestry)
+        ancestry = ((before.segments, self._replayed), *inherited)[:ANCESTRY]
+        return Rendered(self.segments, ancestry)
+
     def remember(self) -> None:
         """Keep this rendering for the next request of the same provider, model and framing."""
         self._close()
         if not self._remembers:
             return
-        rendering = _Rendering(self._units, self._copies, self.segments, self.notes)
+        ancestry = self.rendered().ancestry
+        rendering = _Rendering(self._units, self._copies, self.segments, self.notes, ancestry)
         with _lock:
             _previous[self._key] = rendering
             _previous.move_to_end(self._key)

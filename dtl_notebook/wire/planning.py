@@ -14,6 +14,7 @@ up, it plans from scratch. Either way the plan is the one a cold pass gives.
 
 from __future__ import annotations
 
+import copy
 import threading
 import weakref
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import Plan, same_definition
+from dtl_notebook.wire.prefix import GrowingSet
 from dtl_notebook.wire.shared import sharing
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ class _Walk:
 
     seen: int = 0
     failed: set[str] = field(default_factory=set)  # call ids answered by an error result
-    counted: set[str] = field(default_factory=set)  # call ids counted as a use by the split
+    counted: GrowingSet = field(default_factory=GrowingSet)  # call ids counted as a use
     split_used: set[str] = field(default_factory=set)
     deferred_names: set[str] = field(default_factory=set)
     used: set[str] = field(default_factory=set)  # every called name, for the load pass
@@ -53,7 +55,7 @@ class _Walk:
         return replace(
             self,
             failed=set(self.failed),
-            counted=set(self.counted),
+            counted=copy.deepcopy(self.counted),  # shares all but its newest ids
             split_used=set(self.split_used),
             deferred_names=set(self.deferred_names),
             used=set(self.used),
@@ -186,7 +188,7 @@ def _resume(
     could change a decision about an earlier one."""
     walk = memo.walk.copy()
     new_failed = {m.call_id for m in _errors(messages, walk.seen)}
-    if new_failed & walk.counted:
+    if any(call_id in walk.counted for call_id in new_failed):
         return None  # an error result un-counts a call already counted as a use
     walk.failed |= new_failed
     walk.split_pass(messages)
