@@ -23,6 +23,7 @@ from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import count_tokens
 from dtl_notebook.live.policies import LABEL, Action, Answer, Call, KeywordPolicy, Policy, Search
+from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.live.view import Event, View, VisibleTool, build_view
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
@@ -42,7 +43,7 @@ class Emulator:
         self.provider = provider
         self.policy: Policy = policy or KeywordPolicy()
         self.cache = CacheAnalyzer(provider, **cache_overrides)
-        self.requests: list[JSON] = []
+        self.requests = RequestLog()  # the accepted bodies, in order
         self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
         self._search_index: tuple[tuple[str, str], Any] | None = None
@@ -64,7 +65,7 @@ class Emulator:
             validate_payload(payload, self.provider)
         except WireValidationError as exc:
             return self._error(400, exc.reason, exc.path)
-        self.requests.append(payload)
+        self.requests.append(request.content)
         return httpx2.Response(200, json=self.respond(payload))
 
     def respond(self, payload: JSON) -> JSON:
