@@ -2,9 +2,9 @@
 
 Three kinds of one-time work used to land on the first request of a process or a session:
 
-- per process: the strict validators compiled from the SDK request types (hundreds of
-  TypedDicts; a few hundred milliseconds for the Anthropic beta types), the beta-type walk, the
-  BPE ranks of the token counter, and the SDK's own response-type adapters;
+- per process: the strict validators compiled from the SDK request types and from their list
+  items (hundreds of TypedDicts; a few hundred milliseconds for the Anthropic beta types), the
+  beta-type walk and the BPE ranks of the token counter;
 - per registry: the session's `tool_search` index (rebuilt only when the registry changes);
 - per process, once: the heap of imported SDK types and compiled validators, which the cyclic
   garbage collector would otherwise walk in full (a few hundred milliseconds each time) whenever
@@ -22,7 +22,8 @@ import time
 from dtl_notebook.agent.session import Session
 from dtl_notebook.context.tokens import count_tokens
 from dtl_notebook.wire.betas import body_features
-from dtl_notebook.wire.schema import schema
+from dtl_notebook.wire.incremental import item_fields
+from dtl_notebook.wire.schema import schema, schema_of
 from dtl_notebook.wire.validate import PROVIDERS
 
 # the request types a provider's bodies are validated against (the Agent never streams)
@@ -46,6 +47,8 @@ def warm_up(session: Session, provider: str, model: str) -> float:
     start = time.perf_counter()
     for root in ROOTS[provider]:
         schema(root)
+        for item_type in item_fields(root).values():  # what incremental validation checks
+            schema_of(item_type)
     if provider == "anthropic":
         body_features({})  # the walk over the beta and stable request types, cached
     count_tokens("", provider, model)
