@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook import Session, Tool
+from dtl_notebook.agent.messages import ToolCall
+from dtl_notebook.context.model import unremembered
 from dtl_notebook.live import Agent, ScriptedPolicy
 from dtl_notebook.live.request_log import RequestLog
-from dtl_notebook.live.warmup import warm_up
+from dtl_notebook.live.warmup import rehearse, warm_up
+from dtl_notebook.wire import build_request, validate_payload
 
 WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=10)
 
@@ -99,3 +102,40 @@ def test_the_emulator_logs_each_body_as_sent() -> None:
     log = agent.transport.emulator.requests  # type: ignore[attr-defined]
     assert len(log) == len(result.steps)
     assert [json.loads(s.request.json()) for s in result.steps] == list(log)
+
+
+MODES = [
+    ("anthropic", "claude-sonnet-4-6", {}),
+    ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}),
+    ("openai-responses", "gpt-5.4", {"search": "hosted"}),
+    ("openai-responses", "gpt-5.4", {"load_mode": "tool_search"}),
+    ("openai-chat", "gpt-4.1", {}),
+    ("kimi", "kimi-k2", {}),
+]
+
+
+@pytest.mark.parametrize(("provider", "model", "options"), MODES)
+def test_the_rehearsal_leaves_the_session_and_the_first_body_as_they_were(
+    provider: str, model: str, options: dict[str, Any]
+) -> None:
+    session = Session(system="You help.", tools=_tools(25))
+    session.user("Earlier question")
+    before = list(session.messages)
+    rehearse(session, provider, model, options)
+    assert list(session.messages) == before
+    assert all(a is b for a, b in zip(session.messages, before, strict=True))
+    session.user("Find the tool for thing 4")
+    warm = build_request(session, provider, model, **options)
+    with unremembered():
+        cold = build_request(session, provider, model, validate=False, **options)
+        validate_payload(cold.payload, provider, cached=False)
+        assert warm.json() == cold.json()
+
+
+def test_no_rehearsal_while_calls_wait_for_results() -> None:
+    session = Session(tools=_tools(3), active=["tool_1"])
+    session.user("go")
+    session.assistant(tool_calls=[ToolCall(id="c1", name="tool_1", arguments={})])
+    before = list(session.messages)
+    rehearse(session, "openai-chat", "gpt-4.1", {})
+    assert list(session.messages) == before

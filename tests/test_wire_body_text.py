@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from dtl_notebook.agent.frozen import freeze
 from dtl_notebook.wire import body_text as bt
 from dtl_notebook.wire.body_text import body_text, item_text
+from dtl_notebook.wire.shared import unshared
 
 SCALARS = (
     st.none()
@@ -56,6 +57,13 @@ def test_a_shared_frozen_item_is_written_once_and_a_new_one_afresh(
 def test_non_string_keys_fall_back_to_json() -> None:
     body: dict[Any, Any] = {"a": {1: "x", "b": [freeze({"k": 1.5})]}, "c": []}
     assert body_text(body) == json.dumps(body, ensure_ascii=False)
+
+
+def test_unshared_writes_every_text_afresh() -> None:
+    item = freeze({"name": "fresh"})
+    with unshared():
+        assert body_text({"tools": [item]}) == json.dumps({"tools": [item]}, ensure_ascii=False)
+    assert id(item) not in bt._texts
 
 
 def test_forget_drops_the_texts() -> None:

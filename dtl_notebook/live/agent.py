@@ -134,7 +134,7 @@ class Agent:
         self.turns = 0
         self.cache = CacheAnalyzer(provider, model)
         self.listeners: list[Listener] = []
-        self.setup_seconds = warm_up(session, provider, model)
+        self.setup_seconds = warm_up(session, provider, model, options)
 
     def __repr__(self) -> str:
         return (
@@ -161,7 +161,7 @@ class Agent:
         self.provider, self.model, self.transport = provider, model, transport
         self.options = options
         self.cache = CacheAnalyzer(provider, model)
-        self.setup_seconds = warm_up(self.session, provider, model)
+        self.setup_seconds = warm_up(self.session, provider, model, options)
 
     def _diagnostics(self, steps: list[Step]) -> dict[str, Any]:
         """With `diagnostics=True`, the id of the previous response from the same provider and

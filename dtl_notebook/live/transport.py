@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import anthropic
 import httpx2
 import openai
+import pydantic
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
@@ -84,6 +85,13 @@ _ENDPOINTS: dict[str, tuple[str, type]] = {
     "openai-chat": ("/chat/completions", openai.types.chat.ChatCompletion),
     "kimi": ("/chat/completions", openai.types.chat.ChatCompletion),
 }
+
+
+def prepare_response_type(provider: str) -> None:
+    """Complete the SDK response model of `provider` now: the SDK defers building its schema
+    to the first response it parses (tens of milliseconds for a Responses reply)."""
+    model: type[pydantic.BaseModel] = _ENDPOINTS[provider][1]
+    model.model_rebuild()
 
 
 def _error_type(exc: Any) -> str | None:

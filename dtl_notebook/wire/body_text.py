@@ -4,7 +4,8 @@ A native or hosted search body repeats thousands of tool items (and the transcri
 previous request; those items are frozen and shared (:mod:`.shared`, `agent.frozen`), so each
 one's JSON text is written once and spliced into every later body. The result is the very
 text `json.dumps(payload, ensure_ascii=False)` gives: the same separators (", " and ": "),
-the same key order, each value written by `json.dumps` itself.
+the same key order, each value written by `json.dumps` itself. Inside `shared.unshared` every
+text is written afresh.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 from typing import Any
 
 from dtl_notebook.agent.frozen import FrozenDict, FrozenList
+from dtl_notebook.wire.shared import sharing
 
 MAX_DEPTH = 4  # body -> tools -> namespace -> its tools: where shared items sit
 MAX_TEXTS = 200_000  # beyond this the memo starts over (registries come and go)
@@ -31,7 +33,7 @@ def _text(value: Any, depth: int) -> str:
     """Plain containers near the top are written part by part (frozen parts come from the
     memo); anything deeper, or without frozen parts to reuse, by `json.dumps` in one go."""
     kind = type(value)
-    if kind is FrozenDict or kind is FrozenList:
+    if (kind is FrozenDict or kind is FrozenList) and sharing():
         return item_text(value)
     if depth and kind is dict and value and all(type(key) is str for key in value):
         fields = [f"{_dumps(key)}: {_text(item, depth - 1)}" for key, item in value.items()]
