@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import httpx2
+import pydantic_core
 
 from dtl_notebook.agent.search import make_engine
 from dtl_notebook.agent.tools import ToolSpec
@@ -66,7 +67,9 @@ class Emulator:
         except WireValidationError as exc:
             return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)
-        return httpx2.Response(200, json=self.respond(payload))
+        # written by pydantic-core: a Responses reply echoes every tool of the request
+        body = pydantic_core.to_json(self.respond(payload))
+        return httpx2.Response(200, content=body, headers={"Content-Type": "application/json"})
 
     def respond(self, payload: JSON) -> JSON:
         """The response body for a valid request."""
