@@ -7,8 +7,8 @@ Three kinds of one-time work used to land on the first request of a process or a
   beta-type walk, the BPE ranks of the token counter and the SDK's response model (its schema
   is built on the first reply it parses);
 - per registry: the session's `tool_search` index (rebuilt only when the registry changes),
-  and the tool items a request declares, built and validated once and then found by identity
-  (a rehearsal builds the next request without sending it);
+  and the tool items a request declares, built, validated and written as JSON once and then
+  found by identity (a rehearsal builds the next request without sending it);
 - per process, once: the heap of imported SDK types and compiled validators, which the cyclic
   garbage collector would otherwise walk in full (a few hundred milliseconds each time) whenever
   enough new objects survived. They live as long as the process, so they are collected once and
@@ -80,7 +80,7 @@ def rehearse(session: Session, provider: str, model: str, options: Mapping[str, 
     saved = list(session.messages)
     try:
         session.user(REHEARSAL_TEXT)
-        build_request(session, provider, model, **options)
+        build_request(session, provider, model, **options).json()  # items' texts too
     except (DtlError, ValueError):
         pass  # the real request reports its own problem
     finally:
