@@ -139,3 +139,19 @@ def test_no_rehearsal_while_calls_wait_for_results() -> None:
     before = list(session.messages)
     rehearse(session, "openai-chat", "gpt-4.1", {})
     assert list(session.messages) == before
+
+
+@settings(max_examples=10, deadline=None)
+@given(word=WORDS, index=st.sampled_from(range(len(MODES))))
+def test_a_tool_replaced_after_the_warm_up_goes_out_as_redefined(word: str, index: int) -> None:
+    provider, model, options = MODES[index]
+    session = Session(system="You help.", tools=_tools(15), active=["tool_search", "tool_3"])
+    Agent(session, provider, model, **options)  # warms up, rehearsing the next request
+    session.registry.register(Tool("tool_3", description=f"Now {word}"), replace=True)
+    session.registry.register(Tool("tool_9", description=f"Also {word}"), replace=True)
+    session.user("Use tool 3")
+    warm = build_request(session, provider, model, **options)
+    with unremembered():
+        cold = build_request(session, provider, model, validate=False, **options)
+        assert warm.json() == cold.json()
+    assert f"Now {word}" in warm.json()
