@@ -71,3 +71,17 @@ def test_forget_drops_the_texts() -> None:
     item_text(item)
     bt.forget()
     assert id(item) not in bt._texts
+
+
+@given(names=st.lists(st.text(max_size=4), min_size=1, max_size=6), at=st.integers(0, 5))
+def test_a_run_of_frozen_items_is_joined_once_and_a_changed_run_afresh(
+    names: list[str], at: int
+) -> None:
+    items = [freeze({"name": name, "n": i}) for i, name in enumerate(names)]
+    body = {"tools": [{"type": "plain"}, *items]}
+    assert body_text(body) == json.dumps(body, ensure_ascii=False)
+    assert tuple(map(id, items)) in bt._runs
+    changed = list(items)
+    changed[at % len(items)] = freeze({"name": "changed"})
+    again = {"tools": [{"type": "plain"}, *changed]}
+    assert body_text(again) == json.dumps(again, ensure_ascii=False)

@@ -20,27 +20,74 @@ from dtl_notebook.wire.shared import sharing
 MAX_DEPTH = 4  # body -> tools -> namespace -> its tools: where shared items sit
 MAX_TEXTS = 200_000  # beyond this the memo starts over (registries come and go)
 
+MAX_RUN_CHARS = 32_000_000  # joined runs kept, in characters, before that memo starts over
+_FROZEN = (FrozenDict, FrozenList)
+
 _texts: dict[int, tuple[Any, str]] = {}  # id(frozen item) -> (the item, its text)
+_runs: dict[tuple[int, ...], tuple[list[Any], str]] = {}  # item ids -> (the items, joined)
+_run_chars = 0
 _lock = threading.Lock()
 
 
 def body_text(payload: dict[str, Any]) -> str:
     """`json.dumps(payload, ensure_ascii=False)`, with frozen items written once."""
-    return _text(payload, MAX_DEPTH)
+    out: list[str] = []
+    _write(payload, MAX_DEPTH, out)
+    return "".join(out)  # the one copy of the whole text
 
 
-def _text(value: Any, depth: int) -> str:
+def _write(value: Any, depth: int, out: list[str]) -> None:
     """Plain containers near the top are written part by part (frozen parts come from the
     memo); anything deeper, or without frozen parts to reuse, by `json.dumps` in one go."""
     kind = type(value)
     if (kind is FrozenDict or kind is FrozenList) and sharing():
-        return item_text(value)
-    if depth and kind is dict and value and all(type(key) is str for key in value):
-        fields = [f"{_dumps(key)}: {_text(item, depth - 1)}" for key, item in value.items()]
-        return "{" + ", ".join(fields) + "}"
-    if depth and kind is list and value:
-        return "[" + ", ".join([_text(item, depth - 1) for item in value]) + "]"
-    return _dumps(value)
+        out.append(item_text(value))
+    elif depth and kind is dict and value and all(type(key) is str for key in value):
+        separator = "{"
+        for key, item in value.items():
+            out += (separator, _dumps(key), ": ")
+            _write(item, depth - 1, out)
+            separator = ", "
+        out.append("}")
+    elif depth and kind is list and value:
+        out.append("[")
+        _write_items(value, depth - 1, out)
+        out.append("]")
+    else:
+        out.append(_dumps(value))
+
+
+def _write_items(items: list[Any], depth: int, out: list[str]) -> None:
+    """The items of a list, comma-separated; each run of frozen items (a body's 2,000 tool
+    items) is joined once and found again by the identities of its items."""
+    if not sharing():
+        plain = list(range(len(items)))
+    else:
+        plain = [i for i, kind in enumerate(map(type, items)) if kind not in _FROZEN]
+    start = 0
+    for end in [*plain, len(items)]:
+        if end > start:
+            out += (", " if start else "", _run_text(items[start:end]))
+        if end < len(items):
+            out.append(", " if end else "")
+            _write(items[end], depth, out)
+        start = end + 1
+
+
+def _run_text(run: list[Any]) -> str:
+    global _run_chars
+    key = tuple(map(id, run))
+    found = _runs.get(key)
+    if found is not None:
+        return found[1]  # the run's items are kept, so no other object has their ids
+    text = ", ".join(map(item_text, run))
+    with _lock:
+        if _run_chars + len(text) > MAX_RUN_CHARS:
+            _runs.clear()
+            _run_chars = 0
+        _runs[key] = (run, text)
+        _run_chars += len(text)
+    return text
 
 
 def _dumps(value: Any) -> str:
@@ -62,5 +109,8 @@ def item_text(item: Any) -> str:
 
 def forget() -> None:
     """Drop every remembered text."""
+    global _run_chars
     with _lock:
         _texts.clear()
+        _runs.clear()
+        _run_chars = 0
