@@ -19,7 +19,6 @@ from dtl_notebook.wire.shared import sharing
 
 MAX_DEPTH = 4  # body -> tools -> namespace -> its tools: where shared items sit
 MAX_TEXTS = 200_000  # beyond this the memo starts over (registries come and go)
-
 MAX_RUN_CHARS = 32_000_000  # joined runs kept, in characters, before that memo starts over
 _FROZEN = (FrozenDict, FrozenList)
 
