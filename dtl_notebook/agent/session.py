@@ -39,7 +39,7 @@ from dtl_notebook.agent.sections import (
 )
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session, write_atomic
-from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
+from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 from dtl_notebook.agent.transcript import Transcript
 
@@ -98,8 +98,9 @@ class Session:
             active = checks.name_list(active, "active")
         self.registry = ToolRegistry(tools)
         self.search = search
+        self.searcher = SessionSearch(self, search) if search is not None else None
         if search is not None and TOOL_SEARCH not in self.registry:
-            self.registry.register(make_tool_search(self, search))
+            self.registry.register(make_tool_search(self, search, self.searcher))
         self.prompt = Sections({"preamble": system} if system else {})
         for name, text in (sections or {}).items():
             self.prompt[name] = text
@@ -140,6 +141,12 @@ class Session:
         if unknown:
             raise UnknownToolError(", ".join(unknown))
         self._active = wanted
+
+    def prepare_search(self) -> None:
+        """Build the local `tool_search` index now (otherwise the first search does), once per
+        registry version."""
+        if self.searcher is not None:
+            self.searcher.refresh()
 
     def activate(self, names: Iterable[str]) -> list[str]:
         """Append tools to the active set; returns the names that were newly added."""

@@ -30,17 +30,25 @@ class SessionSearch:
         self.engine: SearchEngine = make_engine(engine)
         self._indexed_version = -1
 
-    def search(self, query: str, limit: int = 5) -> list[Tool]:
+    def refresh(self) -> None:
+        """Index the registry now if it changed since the last index (the first search would)."""
         registry = self.session.registry
         if self._indexed_version != registry.version:
             self.engine.index([t for t in registry if t.name != TOOL_SEARCH])
             self._indexed_version = registry.version
+
+    def search(self, query: str, limit: int = 5) -> list[Tool]:
+        self.refresh()
+        registry = self.session.registry
         return [registry[name] for name in self.engine.search(query, limit)]
 
 
-def make_tool_search(session: Searchable, engine: str) -> Tool:
-    """The `tool_search` tool bound to a session."""
-    searcher = SessionSearch(session, engine)
+def make_tool_search(
+    session: Searchable, engine: str, searcher: SessionSearch | None = None
+) -> Tool:
+    """The `tool_search` tool bound to a session (searching through `searcher` if given)."""
+    if searcher is None:
+        searcher = SessionSearch(session, engine)
     max_len = searcher.engine.max_query_length
     kind = {
         "bm25": "Keywords ranked with BM25",

@@ -17,6 +17,7 @@ from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.transport import Transport, emulator_transport, live_transport, redact
+from dtl_notebook.live.warmup import warm_up
 from dtl_notebook.wire import Reply, WireRequest, build_request, parse_response
 from dtl_notebook.wire.arguments import check_profile_overrides
 from dtl_notebook.wire.profiles import profile_for
@@ -133,6 +134,7 @@ class Agent:
         self.turns = 0
         self.cache = CacheAnalyzer(provider, model)
         self.listeners: list[Listener] = []
+        self.setup_seconds = warm_up(session, provider, model, options)
 
     def __repr__(self) -> str:
         return (
@@ -159,6 +161,7 @@ class Agent:
         self.provider, self.model, self.transport = provider, model, transport
         self.options = options
         self.cache = CacheAnalyzer(provider, model)
+        self.setup_seconds = warm_up(self.session, provider, model, options)
 
     def _diagnostics(self, steps: list[Step]) -> dict[str, Any]:
         """With `diagnostics=True`, the id of the previous response from the same provider and

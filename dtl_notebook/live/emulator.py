@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import httpx2
+import pydantic_core
 
 from dtl_notebook.agent.search import make_engine
 from dtl_notebook.agent.tools import ToolSpec
@@ -23,6 +24,7 @@ from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import count_tokens
 from dtl_notebook.live.policies import LABEL, Action, Answer, Call, KeywordPolicy, Policy, Search
+from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.live.view import Event, View, VisibleTool, build_view
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
@@ -42,7 +44,7 @@ class Emulator:
         self.provider = provider
         self.policy: Policy = policy or KeywordPolicy()
         self.cache = CacheAnalyzer(provider, **cache_overrides)
-        self.requests: list[JSON] = []
+        self.requests = RequestLog()  # the accepted bodies, in order
         self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
         self._search_index: tuple[tuple[str, str], Any] | None = None
@@ -64,8 +66,10 @@ class Emulator:
             validate_payload(payload, self.provider)
         except WireValidationError as exc:
             return self._error(400, exc.reason, exc.path)
-        self.requests.append(payload)
-        return httpx2.Response(200, json=self.respond(payload))
+        self.requests.append(request.content)
+        # written by pydantic-core: a Responses reply echoes every tool of the request
+        body = pydantic_core.to_json(self.respond(payload))
+        return httpx2.Response(200, content=body, headers={"Content-Type": "application/json"})
 
     def respond(self, payload: JSON) -> JSON:
         """The response body for a valid request."""

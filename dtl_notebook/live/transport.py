@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import anthropic
 import httpx2
 import openai
+import pydantic_core
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
@@ -42,10 +43,11 @@ class SDKTransport:
     """The official client for a provider, posting the request body as it is.
 
     The body has already been validated against the same SDK request types, so its exact text
-    (`request.json()`) goes through the client's `post` (auth, headers, retries, error mapping
-    and response models included) rather than `messages.create(**body)`, which would walk,
-    re-transform and copy every item again: seconds per request for a body carrying thousands
-    of tool definitions.
+    (`request.json()`) goes through the client's `post` (auth, headers, retries and error
+    mapping included) rather than `messages.create(**body)`, which would walk, re-transform and
+    copy every item again: seconds per request for a body carrying thousands of tool
+    definitions. The reply comes back as bytes and becomes the SDK response model the way the
+    client's own parsing makes it (`construct`), less the Responses echo of the request tools.
     """
 
     def __init__(self, provider: str, client: Any, name: str) -> None:
@@ -57,11 +59,8 @@ class SDKTransport:
         if request.betas:
             headers["anthropic-beta"] = ",".join(request.betas)
         try:
-            response = self.client.post(
-                path,
-                cast_to=response_type,
-                content=request.json().encode(),
-                options={"headers": headers},
+            raw = self.client.post(
+                path, cast_to=bytes, content=request.json().encode(), options={"headers": headers}
             )
         except (anthropic.APIStatusError, openai.APIStatusError) as exc:
             raise ProviderError(
@@ -69,21 +68,35 @@ class SDKTransport:
             ) from exc
         except (anthropic.APIConnectionError, openai.APIConnectionError) as exc:
             raise ProviderError(self.provider, f"connection failed: {exc}") from exc
-        # a Responses reply echoes the request's `tools` (thousands of definitions in a hosted
-        # search request); the echo is in the request already, and dumping it costs more than
-        # the whole rest of a turn
-        echo = {"tools"} if self.provider == "openai-responses" else None
-        data = response.model_dump(mode="json", exclude_none=True, warnings=False, exclude=echo)
+        try:
+            body = pydantic_core.from_json(raw)
+        except ValueError as exc:
+            raise ProviderError(self.provider, f"response body is not JSON: {exc}") from None
+        if not isinstance(body, dict):
+            raise ProviderError(self.provider, "response body is not a JSON object")
+        if self.provider == "openai-responses":
+            # a Responses reply echoes the request's `tools` (thousands of definitions in a
+            # hosted search request); the echo is in the request already, and turning it into
+            # SDK objects and back cost more than the whole rest of a turn
+            body.pop("tools", None)
+        response = response_type.construct(**body)  # what the client's own parsing does
+        data = response.model_dump(mode="json", exclude_none=True, warnings=False)
         assert isinstance(data, dict)
         return data
 
 
-_ENDPOINTS: dict[str, tuple[str, type]] = {
+_ENDPOINTS: dict[str, tuple[str, type[Any]]] = {  # the SDK response models
     "anthropic": ("/v1/messages", anthropic.types.Message),
     "openai-responses": ("/responses", openai.types.responses.Response),
     "openai-chat": ("/chat/completions", openai.types.chat.ChatCompletion),
     "kimi": ("/chat/completions", openai.types.chat.ChatCompletion),
 }
+
+
+def prepare_response_type(provider: str) -> None:
+    """Complete the SDK response model of `provider` now: the SDK defers building its schema
+    to the first response it parses (tens of milliseconds for a Responses reply)."""
+    _ENDPOINTS[provider][1].model_rebuild()
 
 
 def _error_type(exc: Any) -> str | None:

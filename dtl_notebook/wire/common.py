@@ -13,6 +13,7 @@ from dtl_notebook.agent.messages import (
 from dtl_notebook.agent.sections import render_section
 from dtl_notebook.agent.split import DeferredSplit
 from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.body_text import body_text
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.validate import required_betas
 
@@ -58,6 +59,8 @@ class WireRequest:
 
     def json(self, indent: int | None = None) -> str:
         """The exact body text (stable across runs: key order is the build order)."""
+        if indent is None:
+            return body_text(self.payload)  # the same text, frozen items written once
         return json.dumps(self.payload, ensure_ascii=False, indent=indent)
 
 

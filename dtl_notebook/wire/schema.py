@@ -205,8 +205,8 @@ def check_shape(
 
 def _drain(shape: Schema, value: Any, original: Any, path: Path) -> None:
     """Consume lazy ``ValidatorIterator``s so that every element really gets validated."""
-    if isinstance(value, str | int | float | None):
-        return
+    if value is original or isinstance(value, str | int | float | None):
+        return  # passed through as it came (an `object` field): no validator output inside
     if isinstance(value, BaseModel):
         alt = shape.fallbacks.get(type(value))
         if alt is not None and isinstance(original, dict):

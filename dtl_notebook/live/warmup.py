@@ -1,0 +1,98 @@
+"""What an Agent prepares when it is built, so that its requests carry only per-request work.
+
+Three kinds of one-time work used to land on the first request of a process or a session:
+
+- per process: the strict validators compiled from the SDK request types and from their list
+  items (hundreds of TypedDicts; a few hundred milliseconds for the Anthropic beta types), the
+  beta-type walk, the BPE ranks of the token counter and the SDK's response model (its schema
+  is built on the first reply it parses);
+- per registry: the session's `tool_search` index (rebuilt only when the registry changes),
+  and the tool items a request declares, built, validated and written as JSON once and then
+  found by identity (a rehearsal builds the next request without sending it);
+- per process, once: the heap of imported SDK types and compiled validators, which the cyclic
+  garbage collector would otherwise walk in full (a few hundred milliseconds each time) whenever
+  enough new objects survived. They live as long as the process, so they are collected once and
+  then frozen out of later collections (`gc.freeze`); what is built afterwards (sessions,
+  requests) is collected as usual.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.session import Session
+from dtl_notebook.context.tokens import count_tokens
+from dtl_notebook.live.transport import prepare_response_type
+from dtl_notebook.wire import build_request
+from dtl_notebook.wire.betas import body_features
+from dtl_notebook.wire.incremental import item_fields
+from dtl_notebook.wire.schema import schema, schema_of
+from dtl_notebook.wire.validate import PROVIDERS
+
+# the request types a provider's bodies are validated against (the Agent never streams)
+ROOTS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("anthropic", "anthropic-beta"),
+    "openai-responses": ("responses",),
+    "openai-chat": ("chat",),
+    "kimi": ("chat", "chat-tool"),
+}
+
+REHEARSAL_TEXT = "(a rehearsal of the next request, never sent)"
+
+_lock = threading.Lock()
+_heap_settled = False
+
+
+def warm_up(
+    session: Session, provider: str, model: str, options: Mapping[str, Any] | None = None
+) -> float:
+    """Prepare everything the first request of `session` for `provider` would otherwise build;
+    returns the seconds it took. Each part is built once (per process or per registry
+    version), so a second call for the same process and registry costs little."""
+    if provider not in PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+    start = time.perf_counter()
+    for root in ROOTS[provider]:
+        schema(root)
+        for item_type in item_fields(root).values():  # what incremental validation checks
+            schema_of(item_type)
+    if provider == "anthropic":
+        body_features({})  # the walk over the beta and stable request types, cached
+    count_tokens("", provider, model)
+    prepare_response_type(provider)
+    session.prepare_search()
+    rehearse(session, provider, model, options or {})
+    settle_heap()
+    return time.perf_counter() - start
+
+
+def rehearse(session: Session, provider: str, model: str, options: Mapping[str, Any]) -> None:
+    """Build, without sending, the request the next user turn would make, and validate it;
+    the session is left as it was. The registry's tool items are built and validated here
+    (the first request finds them by identity), not on that request."""
+    if session.pending_calls():
+        return  # the next request answers those calls; nothing to rehearse
+    saved = list(session.messages)
+    try:
+        session.user(REHEARSAL_TEXT)
+        build_request(session, provider, model, **options).json()  # items' texts too
+    except (DtlError, ValueError):
+        pass  # the real request reports its own problem
+    finally:
+        session.messages[:] = saved
+
+
+def settle_heap() -> None:
+    """Once per process: collect, then freeze what survives out of later collections."""
+    global _heap_settled
+    with _lock:
+        if _heap_settled:
+            return
+        gc.collect()
+        gc.freeze()
+        _heap_settled = True

@@ -1,0 +1,65 @@
+"""The transport's reply equals what the SDK's own response parsing gives (less the echo)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+import openai
+import pytest
+
+from dtl_notebook import Session, Tool
+from dtl_notebook.live.transport import _ENDPOINTS, ProviderError, SDKTransport, emulator_transport
+from dtl_notebook.wire import build_request
+
+MODES = [
+    ("anthropic", "claude-sonnet-4-6", {}),
+    ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}),
+    ("openai-responses", "gpt-5.4", {"search": "hosted"}),
+    ("openai-responses", "gpt-5.4", {}),
+    ("openai-chat", "gpt-4.1", {}),
+    ("kimi", "kimi-k2", {}),
+]
+
+
+def _session() -> Session:
+    tools = [Tool(f"tool_{i}", description=f"Does thing {i}") for i in range(12)]
+    session = Session(system="You help.", tools=tools)
+    session.user("Find the tool for thing 5")
+    return session
+
+
+@pytest.mark.parametrize(("provider", "model", "options"), MODES)
+def test_the_reply_is_the_sdk_parse_of_the_body(
+    provider: str, model: str, options: dict[str, Any]
+) -> None:
+    request = build_request(_session(), provider, model, **options)
+    ours = emulator_transport(provider).send(request)
+    # the same emulator state, answered through the client's own typed parsing
+    sdk = emulator_transport(provider)
+    path, response_type = _ENDPOINTS[provider]
+    parsed = sdk.client.post(
+        path,
+        cast_to=response_type,
+        content=request.json().encode(),
+        options={"headers": {"Content-Type": "application/json"}},
+    )
+    echo = {"tools"} if provider == "openai-responses" else None
+    expected = parsed.model_dump(mode="json", exclude_none=True, warnings=False, exclude=echo)
+    assert ours == expected
+
+
+@pytest.mark.parametrize(("content", "reason"), [(b"<html>", "not JSON"), (b"[1]", "not a JSON")])
+def test_a_reply_that_is_not_a_json_object_is_a_provider_error(content: bytes, reason: str) -> None:
+    http = httpx2.Client(
+        transport=httpx2.MockTransport(lambda _: httpx2.Response(200, content=content))
+    )
+    client = openai.OpenAI(
+        api_key="test-no-key",
+        base_url="http://emulator.invalid/v1",
+        http_client=http,
+        max_retries=0,
+    )
+    request = build_request(_session(), "openai-chat", "gpt-4.1")
+    with pytest.raises(ProviderError, match=reason):
+        SDKTransport("openai-chat", client, "test").send(request)
