@@ -32,9 +32,9 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import (
     Sections,
+    apply_patch,
     check_section_name,
     diff_sections,
-    replay_sections,
     tools_section,
 )
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
@@ -105,6 +105,8 @@ class Session:
         for name, text in (sections or {}).items():
             self.prompt[name] = text
         self._messages = Transcript()
+        # the held sections at the end of the transcript seen: (transcript, rewrites, seen, held)
+        self._held: tuple[Transcript, int, int, dict[str, str]] | None = None
         self._active: list[str] = []
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
@@ -175,8 +177,18 @@ class Session:
         return sections
 
     def held_sections(self) -> dict[str, str]:
-        """The sections the model holds now, replayed from the transcript."""
-        return replay_sections(self.messages)
+        """The sections the model holds now, replayed from the transcript (from where the last
+        replay stopped, while the transcript only grew)."""
+        transcript, held, start = self._messages, {}, 0
+        memo = self._held  # its dict is never edited: apply_patch makes a new one
+        same = memo is not None and memo[0] is transcript and memo[1] == transcript.rewrites
+        if memo is not None and same and memo[2] <= len(transcript):
+            held, start = memo[3], memo[2]
+        for message in transcript[start:]:
+            if isinstance(message, SystemUpdate):
+                held = apply_patch(held, message.sections)
+        self._held = (transcript, transcript.rewrites, len(transcript), held)
+        return dict(held)
 
     def cache_hazards(self) -> list[CacheHazard]:
         """Deferred tools carrying a prompt snippet or guidelines."""

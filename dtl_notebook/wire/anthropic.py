@@ -30,6 +30,7 @@ from typing import Any
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
+    Message,
     NativeBlock,
     NativePart,
     SystemUpdate,
@@ -45,7 +46,7 @@ from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
-from dtl_notebook.wire.resume import Checkpoint, Walks
+from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
 from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "anthropic"
@@ -100,17 +101,39 @@ def _content(parts: list[TextPart | ImagePart]) -> list[JSON]:
     return blocks
 
 
+class _Calls:
+    """What the native-search tool list reads from the transcript: every called tool name,
+    and the names Anthropic's server-side search referenced, in order."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.loaded: dict[str, None] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Calls:
+        copied = _Calls()
+        copied.used, copied.loaded = set(self.used), dict(self.loaded)
+        return copied
+
+
+def _calls_step(calls: _Calls, message: Message) -> None:
+    if not isinstance(message, AssistantMessage):
+        return
+    calls.used.update(c.name for c in message.tool_calls)
+    for block in message.native_blocks:
+        if block.provider == PROVIDER and block.type == "tool_search_tool_result":
+            refs = (block.data.get("content") or {}).get("tool_references") or []
+            calls.loaded.update((r["tool_name"], None) for r in refs if isinstance(r, dict))
+
+
+_CALLS = HistoryScan(_Calls, _calls_step)  # resumed over the grown transcript
+
+
 def natively_loaded(messages: list[Any]) -> list[str]:
     """Tool names that Anthropic's server-side search referenced in the transcript."""
-    names: list[str] = []
+    calls = _Calls()
     for message in messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        for block in message.native_blocks:
-            if block.provider == PROVIDER and block.type == "tool_search_tool_result":
-                refs = (block.data.get("content") or {}).get("tool_references") or []
-                names.extend(r["tool_name"] for r in refs if isinstance(r, dict))
-    return list(dict.fromkeys(names))
+        _calls_step(calls, message)
+    return list(calls.loaded)
 
 
 class _Builder:
@@ -186,13 +209,8 @@ class _Builder:
                 f"{self.profile.model} does not support Anthropic's tool search tool; "
                 "use search='client' or override native_tool_search=True"
             )
-        used = {
-            c.name
-            for m in self.plan.messages
-            if isinstance(m, AssistantMessage)
-            for c in m.tool_calls
-        }
-        loaded = set(natively_loaded(self.plan.messages))
+        calls = _CALLS.scan(self.plan)
+        used, loaded = calls.used, calls.loaded
         keep = [
             t
             for t in immediate

@@ -22,6 +22,7 @@ from typing import Any
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
+    Message,
     NativeBlock,
     NativePart,
     SystemUpdate,
@@ -45,7 +46,7 @@ from dtl_notebook.wire.common import (
 )
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
-from dtl_notebook.wire.resume import Checkpoint, Walks
+from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
 from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "openai-responses"
@@ -142,7 +143,7 @@ class _Builder:
 
     def _hosted(self, immediate: list[ToolSpec]) -> list[JSON]:
         # a tool the hosted search loaded stays deferred when the session activates it
-        loaded = set(hosted_loaded(self.plan.messages))
+        loaded = _HOSTED_LOADED.scan(self.plan)  # resumed over the grown transcript
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
         shown_tools = [t for t in immediate if t.name in shown]
         hidden = shown | {TOOL_SEARCH}
@@ -329,13 +330,20 @@ class _Builder:
 
 def hosted_loaded(messages: list[Any]) -> list[str]:
     """Tool names that OpenAI's hosted tool search loaded in the transcript."""
-    names: list[str] = []
+    loaded: dict[str, None] = {}
     for message in messages:
-        if isinstance(message, AssistantMessage):
-            for block in message.native_blocks:
-                if block.provider == PROVIDER and block.type == "tool_search_output":
-                    names.extend(_tool_names(block.data.get("tools") or []))
-    return list(dict.fromkeys(names))
+        _hosted_step(loaded, message)
+    return list(loaded)
+
+
+def _hosted_step(loaded: dict[str, None], message: Message) -> None:
+    if isinstance(message, AssistantMessage):
+        for block in message.native_blocks:
+            if block.provider == PROVIDER and block.type == "tool_search_output":
+                loaded.update(dict.fromkeys(_tool_names(block.data.get("tools") or [])))
+
+
+_HOSTED_LOADED: HistoryScan[dict[str, None]] = HistoryScan(dict, _hosted_step)
 
 
 def choose_mode(profile: ModelProfile, search: str, load_mode: str | None, plan: Plan) -> str:

@@ -13,10 +13,12 @@ Checks find a frozen message unchanged by identity (`wire.prefix.PrefixScan`).
 
 from __future__ import annotations
 
+import copy
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from dtl_notebook.agent.frozen import FrozenDict, freeze
 from dtl_notebook.agent.messages import Message
@@ -24,6 +26,7 @@ from dtl_notebook.wire.common import Plan
 from dtl_notebook.wire.shared import sharing
 
 JSON = dict[str, Any]
+State = TypeVar("State")
 REMEMBERED_WALKS = 16  # per builder: transcripts x settings kept
 
 
@@ -121,3 +124,53 @@ def _loads_before(plan: Plan, seen: int) -> list[tuple[int, list[Any]]]:
 
 def _same_loads(a: list[tuple[int, list[Any]]], b: list[tuple[int, list[Any]]]) -> bool:
     return len(a) == len(b) and all(i == j and x is y for (i, x), (j, y) in zip(a, b, strict=True))
+
+
+@dataclass
+class _Fold:
+    transcript: weakref.ref[list[Message]]
+    rewrites: int
+    seen: int
+    state: Any
+
+
+class HistoryScan(Generic[State]):
+    """A fold of `step(state, message)` over a plan's transcript messages, resumed where the
+    last fold of the same transcript stopped (the same list with the same `rewrites`, grown):
+    the new messages only. Returns the state, which later folds may start from: read it, never
+    change it (a state is copied before it is stepped on)."""
+
+    def __init__(self, start: Callable[[], State], step: Callable[[State, Message], None]) -> None:
+        self._start, self._step = start, step
+        self._folds: dict[int, _Fold] = {}
+        self._lock = threading.Lock()
+
+    def scan(self, plan: Plan) -> State:
+        messages = plan.messages
+        if plan.history is None or not sharing():
+            return self._fold(self._start(), messages, 0)
+        transcript, rewrites = plan.history
+        found = self._folds.get(id(transcript))
+        if (
+            found is None
+            or found.transcript() is not transcript
+            or found.rewrites != rewrites
+            or found.seen > len(messages)
+        ):
+            state = self._fold(self._start(), messages, 0)
+        elif found.seen == len(messages):
+            return cast(State, found.state)
+        else:
+            state = self._fold(copy.deepcopy(found.state), messages, found.seen)
+        with self._lock:
+            if len(self._folds) >= REMEMBERED_WALKS and id(transcript) not in self._folds:
+                self._folds.clear()
+            self._folds[id(transcript)] = _Fold(
+                weakref.ref(transcript), rewrites, len(messages), state
+            )
+        return state
+
+    def _fold(self, state: State, messages: list[Message], start: int) -> State:
+        for index in range(start, len(messages)):
+            self._step(state, messages[index])
+        return state
