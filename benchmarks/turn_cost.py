@@ -28,7 +28,8 @@ from run import catalog, long_session
 
 TOOLS = 10_000
 SIZES = (50, 500, 5_000)
-TURNS = 15  # measured turns per mode and size
+TURNS = 42  # measured turns per mode and size, in ROUNDS rounds
+ROUNDS = 3
 CLIENT_TARGET_MS, NATIVE_TARGET_MS, RATIO_TARGET, QUERY_TARGET_MS = 5.0, 20.0, 1.5, 1.0
 MODES: tuple[tuple[str, str, str, dict[str, Any], float], ...] = (
     ("anthropic tool_reference", "anthropic", "claude-opus-4-8", {}, CLIENT_TARGET_MS),
@@ -66,41 +67,49 @@ def _stats(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1e3, p95 * 1e3
 
 
-def turn_costs(
-    session: Session, provider: str, model: str, options: dict[str, Any]
-) -> dict[str, tuple[float, float]]:
-    """Median and p95 (ms) of each stage of TURNS new turns appended to `session`."""
+def turn_samples(
+    session: Session, provider: str, model: str, options: dict[str, Any], turns: int
+) -> dict[str, list[float]]:
+    """Seconds per stage of `turns` new turns appended to `session` (after two warm-up turns:
+    the renderer and analyzer start from this session's own previous request)."""
     analyzer = CacheAnalyzer(provider)
     analyzer.add(build_request(session, provider, model, **options))  # the turn before
     stages: dict[str, list[float]] = {"build": [], "context": [], "analyze": [], "total": []}
-    for k in range(TURNS + 2):
+    for k in range(turns + 2):
         session.user(f"next step {k}: check the order eta")
         t0 = time.perf_counter()
         request = build_request(session, provider, model, **options)
         t1 = time.perf_counter()
-        model_context(request)
+        context = model_context(request)
         t2 = time.perf_counter()
-        analyzer.add(request)
+        analyzer.add(request, context=context)
         t3 = time.perf_counter()
         session.assistant(f"checked {k}")
         if k < 2:  # warm-up turns
             continue
         for stage, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t3 - t0), strict=True):
             stages[stage].append(seconds)
-    return {stage: _stats(samples) for stage, samples in stages.items()}
+    return stages
 
 
 def rows() -> list[Row]:
-    """One row per mode and size (and one per search engine), as printed by `main`."""
+    """One row per mode and size (and one per search engine), as printed by `main`. The sizes
+    take turns, ROUNDS times, so a slow spell of the machine weighs on every size alike."""
     tools = catalog(TOOLS)
     sessions = {n: long_session(tools, max(1, n // 4)) for n in SIZES}
     out: list[Row] = []
     for label, provider, model, options, target in MODES:
+        samples: dict[int, dict[str, list[float]]] = {n: {} for n in SIZES}
+        for _ in range(ROUNDS):
+            for n, session in sessions.items():
+                start = len(session.messages)
+                stages = turn_samples(session, provider, model, options, TURNS // ROUNDS)
+                del session.messages[start:]  # every round and mode starts from one transcript
+                for stage, seconds in stages.items():
+                    samples[n].setdefault(stage, []).extend(seconds)
         totals: dict[int, float] = {}
-        for n, session in sessions.items():
-            start = len(session.messages)
-            costs = turn_costs(session, provider, model, options)
-            del session.messages[start:]  # the next mode starts from the same transcript
+        for n in SIZES:
+            costs = {stage: _stats(seconds) for stage, seconds in samples[n].items()}
             totals[n] = costs["total"][0]
             row: Row = {"mode": label, "messages": n, "target_ms": target}
             for stage, (median, p95) in costs.items():

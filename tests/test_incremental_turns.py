@@ -127,7 +127,8 @@ def _warm_and_cold(
                 return
         raise AssertionError(f"warm build failed, cold build did not: {error}") from None
     context = model_context(request)
-    entry = warm.add(request)
+    # the analyzer takes the context it was given, or works it out: every other request
+    entry = warm.add(request, context=context) if len(warm.entries) % 2 else warm.add(request)
     with unremembered():
         scratch = build_request(
             session, provider, model, profile=profile, validate=False, **options
@@ -315,3 +316,18 @@ def test_resumed_history_follows_replacements_and_provider_switches() -> None:
         assert request.json() == scratch.json() and request.notes == scratch.notes
         session.user(f"turn {step}")
         session.assistant(f"done {step}")
+
+
+def test_the_analyzer_takes_only_a_context_of_the_request() -> None:
+    session = _session()
+    session.user("hi")
+    request = build_request(session, "anthropic", "claude-opus-4-8")
+    other = build_request(session, "openai-responses", "gpt-5.4")
+    analyzer = CacheAnalyzer()
+    with pytest.raises(ValueError, match=r"context is for openai-responses gpt-5\.4"):
+        analyzer.add(request, context=model_context(other))
+    with pytest.raises(TypeError, match="context must be a ModelContext"):
+        analyzer.add(request, context=request.payload)  # type: ignore[arg-type]
+    assert analyzer.entries == []  # nothing was analyzed
+    entry = analyzer.add(request, context=model_context(request))
+    assert entry.context.segments == model_context(request).segments

@@ -14,7 +14,7 @@ def test_an_equal_frozen_item_is_remembered_itself() -> None:
     frozen = [freeze(item) for item in plain]
     grown = [*frozen, freeze({"role": "user", "content": "turn 3"})]
     assert incremental.accepts("responses", {"model": "gpt-5.4", "input": grown})
-    remembered = incremental._recent("responses", "input", grown)
+    remembered = incremental._recent("responses", "input", grown).items
     assert all(a is b for a, b in zip(remembered, grown, strict=True))
     bad = [*frozen, {"role": "user", "content": 3}]  # a new item is still validated
     assert not incremental.accepts("responses", {"model": "gpt-5.4", "input": bad})

@@ -131,10 +131,17 @@ class CacheAnalyzer:
         self._previous_deferred = False
 
     def add(
-        self, request: WireRequest | dict[str, Any], response: Any = None, at: float | None = None
+        self,
+        request: WireRequest | dict[str, Any],
+        response: Any = None,
+        at: float | None = None,
+        *,
+        context: ModelContext | None = None,
     ) -> CacheEntry:
-        """Analyze the next request (sent at time `at`, in seconds) and remember its writes."""
-        ctx = model_context(request, self.provider, self.model)
+        """Analyze the next request (sent at time `at`, in seconds) and remember its writes.
+        `context`: the request's model context, where the caller already has it (what
+        `model_context(request)` returned); else it is worked out here."""
+        ctx = _own_context(request, context) or model_context(request, self.provider, self.model)
         rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
         payload = request.payload if isinstance(request, WireRequest) else request
         deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
@@ -267,6 +274,24 @@ class CacheAnalyzer:
 
     def report(self) -> CacheReport:
         return CacheReport(list(self.entries))
+
+
+def _own_context(
+    request: WireRequest | dict[str, Any], context: ModelContext | None
+) -> ModelContext | None:
+    """`context`, checked to be one of `request`'s provider and model."""
+    if context is None:
+        return None
+    if not isinstance(context, ModelContext):
+        raise TypeError(f"context must be a ModelContext, got {type(context).__name__}")
+    if isinstance(request, WireRequest) and (
+        context.provider != request.provider or context.model != request.model
+    ):
+        raise ValueError(
+            f"context is for {context.provider} {context.model}, but the request is for "
+            f"{request.provider} {request.model}"
+        )
+    return context
 
 
 def _deferred_tools(payload: dict[str, Any]) -> list[str]:

@@ -129,8 +129,9 @@ def breakpoint_segments(payload: dict[str, Any], facts: Carried) -> list[tuple[i
         if idx is not None:
             out.append((ends[segments[idx].block], _ttl(control)))
     if payload.get("cache_control") and segments:
-        last = max(ends.values(), default=len(segments) - 1)
-        out.append((last, _ttl(payload["cache_control"])))
+        # the last block's end: the last segment in a block (blocks are numbered in order)
+        last = next((i for i in range(len(segments) - 1, -1, -1) if segments[i].block >= 0), -1)
+        out.append((last if last >= 0 else len(segments) - 1, _ttl(payload["cache_control"])))
     return sorted(set(out))
 
 

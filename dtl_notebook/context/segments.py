@@ -207,6 +207,7 @@ class Collector:
         self._open: _Pending | None = None  # the unit being rendered
         self._matching = self._before is not None
         self._replayed = 0  # leading segments taken from the previous rendering, in order
+        self._pristine = 0  # leading units that are the previous rendering's very units
 
     def unit(self, value: Any) -> bool:
         """Start the next unit (`value`: its part of the payload). True when it equals the
@@ -224,6 +225,7 @@ class Collector:
                 self.block = known.block_after
                 self._replayed = len(self.segments)
                 known = self._kept_as(value, known)
+                self._pristine += self._pristine == n and known is before.units[n]
                 self._units.append(known)
                 self._copies.append(known.copy)
                 return True
@@ -246,22 +248,28 @@ class Collector:
         mine = values if start == 0 and most == len(values) else values[start : start + most]
         copies = before.copies[n : n + most]
         count = shared_prefix(mine, copies)
-        prior, last = (before.units[n - 1] if n else None), before.units[n + count - 1]
-        self.segments.extend(
-            before.segments[prior.segments_end if prior else 0 : last.segments_end]
-        )
-        self.notes.extend(before.notes[prior.notes_end if prior else 0 : last.notes_end])
+        last = before.units[n + count - 1]
         self.block = last.block_after
-        self._replayed = len(self.segments)
-        units = before.units[n : n + count]
-        if count < most:
+        same = identical_run(mine, copies, count)
+        if self._pristine == n and same == count:
+            # everything so far is the previous rendering's: its lists, sliced once
+            self._units, self._copies = before.units[: n + count], before.copies[: n + count]
+            self.segments = before.segments[: last.segments_end]
+            self.notes = before.notes[: last.notes_end]
+            self._pristine = n + count
+        else:
+            prior = before.units[n - 1] if n else None
+            self.segments += before.segments[prior.segments_end if prior else 0 : last.segments_end]
+            self.notes += before.notes[prior.notes_end if prior else 0 : last.notes_end]
+            units = before.units[n : n + count]
             del copies[count:]
-        for i in range(identical_run(mine, copies, count), count):
-            # an equal value that is another object: remembered where it is frozen
-            units[i] = self._kept_as(mine[i], units[i])
-            copies[i] = units[i].copy
-        self._units.extend(units)
-        self._copies.extend(copies)
+            for i in range(same, count):
+                # an equal value that is another object: remembered where it is frozen
+                units[i] = self._kept_as(mine[i], units[i])
+                copies[i] = units[i].copy
+            self._units += units
+            self._copies += copies
+        self._replayed = len(self.segments)
         return count
 
     @staticmethod

@@ -234,7 +234,7 @@ class Agent:
             response = self.transport.send(request)
             reply = parse_response(response, self.provider, self.model)
             context = model_context(request)
-            entry = self.cache.add(request, response)
+            entry = self.cache.add(request, response, context=context)
             step = Step(self.turns, request, response, reply, context, entry, state=state)
             steps.append(step)
             self.session.append(reply.message)

@@ -146,7 +146,6 @@ class _Builder:
         self.search = search
         self.notes: list[str] = list(plan.notes)
         self.messages: list[JSON] = []
-        self.sources: list[int] = []  # transcript index of each payload message's first source
         self.load_points: list[LoadPoint] = []
         self.server_loaded: set[str] = set()
         self.siblings: list[JSON] = []
@@ -231,26 +230,24 @@ class _Builder:
         return tools, "native_search", True
 
     # -- messages -------------------------------------------------------------------------
-    def add(self, role: str, blocks: list[JSON], source: int) -> None:
+    def add(self, role: str, blocks: list[JSON]) -> None:
         if not blocks:
             return
         if self.messages and self.messages[-1]["role"] == role and role != "system":
             self.messages[-1]["content"].extend(blocks)
         else:
             self.messages.append({"role": role, "content": blocks})
-            self.sources.append(source)
 
-    def flush_siblings(self, source: int) -> None:
+    def flush_siblings(self) -> None:
         if self.siblings:
-            self.add("user", self.siblings, source)
+            self.add("user", self.siblings)
             self.siblings = []
 
-    def flush_system(self, source: int) -> None:
+    def flush_system(self) -> None:
         """Place pending system messages: right after a user turn, and last or before an
         assistant turn (Anthropic's placement rule), so they wait for the next user text."""
         if self.pending_system and self.messages and self.messages[-1]["role"] == "user":
             self.messages.extend(self.pending_system)
-            self.sources.extend([source] * len(self.pending_system))
             self.pending_system = []
 
     def tool_result(self, index: int, message: ToolResultMessage, references: bool) -> None:
@@ -272,7 +269,7 @@ class _Builder:
                 block["is_error"] = True
             if content:
                 block["content"] = content
-        self.add("user", [block], index)
+        self.add("user", [block])
         if specs:
             row = len(self.messages) - 1
             path = f"messages.{row}.content.{len(self.messages[row]['content']) - 1}.content"
@@ -324,7 +321,7 @@ class _Builder:
         if not blocks:
             self.notes.append(f"assistant message {index} is empty and was left out")
         offset = len(self.messages[-1]["content"]) if self._continues("assistant") else 0
-        self.add("assistant", blocks, index)
+        self.add("assistant", blocks)
         for position, data in server_loads:
             self._server_load_point(index, offset + position, data)
 
@@ -351,32 +348,31 @@ class _Builder:
             start = resumed.seen
             self.messages = resumed.messages
             self.notes.extend(resumed.notes)
-            self.sources = resumed.state["sources"]
             self.load_points = resumed.state["load_points"]
             self.server_loaded = resumed.state["server_loaded"]
             self.siblings = resumed.state["siblings"]
             self.pending_system = resumed.state["pending_system"]
-            self.block_ends = resumed.state["block_ends"]
+            ends, counted = resumed.state["block_ends"]  # shared while only appended to
+            self.block_ends = ends if len(ends) == counted else ends[:counted]
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
         for index in range(start, len(plan.messages)):
             message = plan.messages[index]
             if not isinstance(message, ToolResultMessage):
-                self.flush_siblings(index)
+                self.flush_siblings()
             if isinstance(message, SystemUpdate):
                 if not collapse:
                     block = {"type": "text", "text": render_patch(dict(message.sections))}
                     self.pending_system.append({"role": "system", "content": [block]})
             elif isinstance(message, UserMessage):
-                self.add("user", _content(message.content), index)
+                self.add("user", _content(message.content))
             elif isinstance(message, AssistantMessage):
-                self.flush_system(index)
+                self.flush_system()
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
         self._close_blocks()
         state = {
-            "block_ends": list(self.block_ends),
-            "sources": list(self.sources),
+            "block_ends": (self.block_ends, len(self.block_ends)),
             "load_points": list(self.load_points),
             "server_loaded": set(self.server_loaded),
             "siblings": list(self.siblings),
@@ -387,8 +383,8 @@ class _Builder:
             len(plan.messages), self.messages, state, self.notes[notes_before:], frozen
         )
         _walks.keep(plan, key, checkpoint)
-        self.flush_siblings(len(plan.messages))
-        self.flush_system(len(plan.messages))
+        self.flush_siblings()
+        self.flush_system()
         if self.pending_system:
             self.notes.append(
                 "a system prompt update follows no user turn and was left out (Anthropic takes "

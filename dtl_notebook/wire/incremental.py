@@ -17,6 +17,7 @@ The other top-level keys are validated every time.
 from __future__ import annotations
 
 import collections.abc
+import dataclasses
 import functools
 import threading
 from collections import deque
@@ -54,11 +55,13 @@ class _Unremembered:
     __hash__ = None  # type: ignore[assignment]
 
 
-class _Accepted(list[Any]):
+@dataclasses.dataclass(frozen=True)
+class _Accepted:
     """An accepted list's items as remembered. The first `settled` are frozen values kept
     themselves: a later list repeating them is matched by identity alone."""
 
-    settled = 0
+    items: list[Any] = dataclasses.field(default_factory=list)
+    settled: int = 0
 
 
 _memory: dict[tuple[str, str], deque[_Accepted]] = {}
@@ -94,12 +97,13 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
     accepted: dict[str, _Accepted] = {}
     for field, item_type in fields.items():
         items: list[Any] = payload[field]
-        known = _recent(root, field, items)
+        accepted_before = _recent(root, field, items)
+        known = accepted_before.items
         item_schema = None
         same = shared_prefix(items, known)  # at C speed where they are the same objects
         # past the identical run, an equal frozen item replaces its remembered copy
-        settled = identical_run(items, known, min(known.settled, same))
-        remembered = _Accepted(known[:settled])
+        settled = identical_run(items, known, min(accepted_before.settled, same))
+        remembered = known[:settled]
         for i in range(settled, len(items)):
             item = items[i]
             if i < same or (i < len(known) and item == known[i]):
@@ -113,12 +117,11 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
             remembered.append(exact_copy(item))
         while settled < len(remembered) and type(remembered[settled]) in (FrozenDict, FrozenList):
             settled += 1
-        remembered.settled = settled
-        accepted[field] = remembered
+        accepted[field] = _Accepted(remembered, settled)
     with _lock:
-        for field, remembered in accepted.items():
+        for field, kept in accepted.items():
             recent = _memory.setdefault((root, field), deque(maxlen=LISTS_PER_FIELD))
-            recent.appendleft(remembered)
+            recent.appendleft(kept)
     return True
 
 
@@ -134,11 +137,12 @@ def _recent(root: str, field: str, items: list[Any]) -> _Accepted:
         recent = list(_memory.get((root, field), ()))
     if not items:
         return _Accepted()
-    for known in recent:  # the same lineage first: its items are compared by identity
+    for accepted in recent:  # the same lineage first: its items are compared by identity
+        known = accepted.items
         n = min(len(known), len(items))
         if n and items[0] is known[0] and items[n - 1] is known[n - 1]:
-            return known
-    return next((known for known in recent if known and items[0] == known[0]), _Accepted())
+            return accepted
+    return next((a for a in recent if a.items and items[0] == a.items[0]), _Accepted())
 
 
 def exact_copy(value: Any) -> Any:

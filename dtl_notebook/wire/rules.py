@@ -66,7 +66,8 @@ def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
             if b.get("cache_control") is not None:
                 breakpoints.append(((*path, "cache_control"), b["cache_control"]))
     messages = payload.get("messages")
-    facts = _MESSAGE_FACTS.scan(list(messages) if isinstance(messages, list | tuple) else [])
+    listed = messages if isinstance(messages, list) else []
+    facts = _MESSAGE_FACTS.scan(list(messages) if isinstance(messages, tuple) else listed)
     if facts.problem or not facts.references <= tool_names:
         _fail_on_messages(payload, provider, tool_names)  # names the first problem
     breakpoints.extend(facts.breakpoints)
@@ -83,6 +84,12 @@ class _MessageFacts:
         self.references: set[str] = set()  # tool_reference names
         self.breakpoints: list[tuple[Path, Any]] = []
         self.problem = False  # an unpaired tool_result, a non-text error result, a bad name
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _MessageFacts:
+        copied = _MessageFacts()  # a breakpoint's path and cache_control are only read
+        copied.pending, copied.references = set(self.pending), set(self.references)
+        copied.breakpoints, copied.problem = list(self.breakpoints), self.problem
+        return copied
 
 
 def _step(facts: _MessageFacts, m: int, msg: Any) -> None:
