@@ -128,14 +128,6 @@ def _calls_step(calls: _Calls, message: Message) -> None:
 _CALLS = HistoryScan(_Calls, _calls_step)  # resumed over the grown transcript
 
 
-def natively_loaded(messages: list[Any]) -> list[str]:
-    """Tool names that Anthropic's server-side search referenced in the transcript."""
-    calls = _Calls()
-    for message in messages:
-        _calls_step(calls, message)
-    return list(calls.loaded)
-
-
 class _Builder:
     def __init__(
         self, plan: Plan, profile: ModelProfile, search: str, registry: ToolRegistry

@@ -48,7 +48,6 @@ class _Walk:
     loads: dict[int, list[ToolSpec]] = field(default_factory=dict)
     retired: dict[str, ToolSpec] = field(default_factory=dict)
     marked: dict[str, None] = field(default_factory=dict)  # marked names, in order
-    held: dict[str, str] = field(default_factory=dict)  # the sections every update adds up to
     updates: int = 0  # SystemUpdates seen
 
     def copy(self) -> _Walk:
@@ -63,7 +62,6 @@ class _Walk:
             loads=dict(self.loads),
             retired=dict(self.retired),
             marked=dict(self.marked),
-            held=dict(self.held),
         )
 
     def split_pass(self, messages: list[Message]) -> None:
@@ -87,7 +85,6 @@ class _Walk:
                 self.used.update(call.name for call in message.tool_calls)
             elif isinstance(message, SystemUpdate):
                 self.updates += 1
-                self.held = apply_patch(self.held, message.sections)
             if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
                 continue
             specs = []
@@ -170,6 +167,7 @@ def plan(session: Session) -> Plan:
                 _memos.clear()
             _memos[id(transcript)] = kept
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
+    the_plan.held = session.held_sections()  # resumed from its own last replay
     if sharing() and rewrites is not None:
         the_plan.history = (transcript, rewrites)
     return the_plan
@@ -266,6 +264,5 @@ def _plan(
         notes,
         order,
         retired,
-        held=dict(walk.held),
         later_updates=walk.updates - first,
     )

@@ -328,15 +328,8 @@ class _Builder:
         _walks.keep(plan, key, checkpoint)
 
 
-def hosted_loaded(messages: list[Any]) -> list[str]:
-    """Tool names that OpenAI's hosted tool search loaded in the transcript."""
-    loaded: dict[str, None] = {}
-    for message in messages:
-        _hosted_step(loaded, message)
-    return list(loaded)
-
-
 def _hosted_step(loaded: dict[str, None], message: Message) -> None:
+    """Tool names that OpenAI's hosted tool search loaded, in order."""
     if isinstance(message, AssistantMessage):
         for block in message.native_blocks:
             if block.provider == PROVIDER and block.type == "tool_search_output":
