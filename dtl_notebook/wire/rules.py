@@ -1,21 +1,55 @@
-"""Provider rules the request types cannot express.
+"""Provider rules the request types cannot express, each written once.
 
-All tools deferred, ``cache_control`` on a deferred tool, a dangling ``tool_reference``,
-unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
+All tools deferred, ``cache_control`` on a deferred tool, a dangling or mixed
+``tool_reference``, unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
+
+A rule over the message list is a step of a resumable scan (`wire.prefix.PrefixScan`): the
+step records the first :class:`Problem` (its JSON path and message) in the scan's facts, and
+the error raised is that problem. A request that repeats the previous one's frozen messages
+resumes after them, so a turn costs only the messages it adds, and the verdict is the one a
+scan of the whole list gives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
 from dtl_notebook.wire.explain import Path, fail, format_path, short
-from dtl_notebook.wire.prefix import GrowingSet, PrefixScan
+from dtl_notebook.wire.prefix import PrefixScan
 
+# https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
 ALL_DEFERRED_MESSAGE = (
     "At least one tool must have defer_loading=false. All tools cannot be deferred."
 )
+# https://docs.claude.com/en/docs/build-with-claude/prompt-caching: at most 4 breakpoints
 MAX_CACHE_BREAKPOINTS = 4
+TOOL_REFERENCE = "tool_reference"
+REFERENCES_ONLY_RULE = (
+    "a tool_result whose content carries tool_reference blocks holds only tool_reference "
+    "blocks; the ordinary result goes into sibling blocks after the tool_result"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """The first rule a body breaks: where (a JSON path) and why."""
+
+    path: Path
+    message: str
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Problem:
+        return self  # immutable: a copied scan state shares it
+
+    def raise_for(self, provider: str) -> NoReturn:
+        fail(provider, self.path, self.message)
+
+
+def raise_first(provider: str, problem: Problem | None) -> None:
+    """Raise `problem` (the first a scan recorded) as the request's error, if there is one."""
+    if problem is not None:
+        problem.raise_for(provider)
 
 
 def is_kimi_carrier(msg: Any) -> bool:
@@ -28,7 +62,7 @@ def is_kimi_carrier(msg: Any) -> bool:
     )
 
 
-def _dicts(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+def dict_items(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(index, item)`` for the dict items of a list (anything else yields nothing)."""
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
@@ -36,16 +70,68 @@ def _dicts(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield i, item
 
 
-def _check_unique(provider: str, prefix: Path, named: Iterable[tuple[int, Any]], what: str) -> None:
-    """Fail on the second occurrence of a name; `named` holds (index under prefix, name)."""
+def as_list(items: Any) -> list[Any]:
+    """A body's message (or input) list as a list to scan; anything else as empty."""
+    if isinstance(items, tuple):
+        return list(items)
+    return items if isinstance(items, list) else []
+
+
+def first_duplicate(prefix: Path, named: Iterable[tuple[int, Any]], what: str) -> Problem | None:
+    """The second occurrence of a name; `named` holds (index under prefix, name)."""
     first: dict[str, int] = {}
     for i, name in named:
         if not isinstance(name, str):
             continue
         if name in first:
             where = format_path((*prefix, first[name]))
-            fail(provider, (*prefix, i), f"duplicate {what} {name!r} (first at {where})")
+            return Problem((*prefix, i), f"duplicate {what} {name!r} (first at {where})")
         first[name] = i
+    return None
+
+
+# -- the references-only rule ------------------------------------------------------------------
+# Anthropic documents a tool search result as a tool_result holding only tool_reference blocks
+# (https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool, "Custom tool
+# search implementation"); the builder, the validator and the emulator all go through here.
+
+
+def tool_reference(name: str) -> dict[str, Any]:
+    """The block that loads the deferred tool `name` where it stands."""
+    return {"type": TOOL_REFERENCE, "tool_name": name}
+
+
+def is_tool_reference(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == TOOL_REFERENCE
+
+
+def split_references(blocks: Iterable[Any]) -> tuple[list[Any], list[Any]]:
+    """A tool_result's content under the references-only rule: the ``tool_reference`` blocks
+    (which the tool_result holds) and the others (which follow it as sibling blocks)."""
+    references: list[Any] = []
+    others: list[Any] = []
+    for block in blocks:
+        (references if is_tool_reference(block) else others).append(block)
+    return references, others
+
+
+def references_only_problem(content: Any, path: Path) -> Problem | None:
+    """The first block breaking the references-only rule in the `content` of the
+    ``tool_result`` at `path`, if any."""
+    if not isinstance(content, list | tuple) or not any(map(is_tool_reference, content)):
+        return None
+    for k, item in enumerate(content):
+        if not is_tool_reference(item):
+            found = short(item.get("type") if isinstance(item, dict) else item)
+            return Problem((*path, "content", k), f"{REFERENCES_ONLY_RULE} (found {found})")
+    return None
+
+
+def _unknown_reference(name: Any) -> str:
+    return f"Tool reference '{name}' not found in available tools"
+
+
+# -- Anthropic Messages ------------------------------------------------------------------------
 
 
 def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
@@ -55,21 +141,22 @@ def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, di
         child = block.get(key)
         if isinstance(child, dict):
             yield from _nested_blocks(child, (*path, key))
-        for i, item in _dicts(child):
+        for i, item in dict_items(child):
             yield from _nested_blocks(item, (*path, key, i))
 
 
-def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
+def check_anthropic(payload: dict[str, Any], provider: str) -> None:
     tool_names, breakpoints = _check_anthropic_tools(payload.get("tools"), provider)
-    for j, block in _dicts(payload.get("system")):
+    for j, block in dict_items(payload.get("system")):
         for path, b in _nested_blocks(block, ("system", j)):
             if b.get("cache_control") is not None:
                 breakpoints.append(((*path, "cache_control"), b["cache_control"]))
-    messages = payload.get("messages")
-    listed = messages if isinstance(messages, list) else []
-    facts = _MESSAGE_FACTS.scan(list(messages) if isinstance(messages, tuple) else listed)
-    if facts.problem or not facts.references <= tool_names:
-        _fail_on_messages(payload, provider, tool_names)  # names the first problem
+    facts = _MESSAGE_FACTS.scan(as_list(payload.get("messages")))
+    # references are recorded up to the first problem only, so a dangling one comes first
+    for name, path in facts.references.items():
+        if name not in tool_names:
+            fail(provider, path, _unknown_reference(name))
+    raise_first(provider, facts.problem)
     breakpoints.extend(facts.breakpoints)
     if payload.get("cache_control") is not None:
         breakpoints.append((("cache_control",), payload["cache_control"]))
@@ -77,72 +164,80 @@ def _check_anthropic(payload: dict[str, Any], provider: str) -> None:
 
 
 class _MessageFacts:
-    """What the message rules need from the messages scanned so far."""
+    """What the message rules need from the messages scanned so far, and the first problem."""
+
+    __slots__ = ("breakpoints", "pending", "problem", "references")
 
     def __init__(self) -> None:
-        self.pending: set[Any] = set()  # tool_use ids of the last message, if an assistant's
-        self.references: set[str] = set()  # tool_reference names
+        self.pending: frozenset[Any] = frozenset()  # tool_use ids of the last message (assistant)
+        self.references: dict[str, Path] = {}  # tool_reference name -> first path, in order
         self.breakpoints: list[tuple[Path, Any]] = []
-        self.problem = False  # an unpaired tool_result, a non-text error result, a bad name
+        self.problem: Problem | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _MessageFacts:
-        copied = _MessageFacts()  # a breakpoint's path and cache_control are only read
-        copied.pending, copied.references = set(self.pending), set(self.references)
+        copied = _MessageFacts()  # paths, controls and the pending set are only read
+        copied.pending, copied.references = self.pending, dict(self.references)
         copied.breakpoints, copied.problem = list(self.breakpoints), self.problem
         return copied
 
 
 def _step(facts: _MessageFacts, m: int, msg: Any) -> None:
-    if not isinstance(msg, dict):
+    if facts.problem is not None or not isinstance(msg, dict):
         return
-    for j, block in _dicts(msg.get("content")):
-        if block.get("type") == "tool_result":
-            facts.problem |= block.get("tool_use_id") not in facts.pending
-            facts.problem |= block.get("is_error") is True and any(
-                item.get("type") != "text" for _, item in _dicts(block.get("content"))
-            )
-        for path, b in _nested_blocks(block, ("messages", m, "content", j)):
-            if b.get("type") == "tool_reference":
-                name = b.get("tool_name")
-                if isinstance(name, str):
-                    facts.references.add(name)
-                else:
-                    facts.problem = True
-            if b.get("cache_control") is not None:
-                facts.breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+    facts.problem = _message_problem(facts, m, msg)
     facts.pending = (
-        {b.get("id") for _, b in _dicts(msg.get("content")) if b.get("type") == "tool_use"}
+        frozenset(
+            b.get("id") for _, b in dict_items(msg.get("content")) if b.get("type") == "tool_use"
+        )
         if msg.get("role") == "assistant"
-        else set()
+        else frozenset()
     )
 
 
+def _message_problem(facts: _MessageFacts, m: int, msg: dict[str, Any]) -> Problem | None:
+    """Record the references and breakpoints of message `m`; its first problem, if any."""
+    for j, block in dict_items(msg.get("content")):
+        here: Path = ("messages", m, "content", j)
+        if block.get("type") == "tool_result":
+            problem = _tool_result_problem(block, here, facts.pending)
+            if problem is not None:
+                return problem
+        for path, b in _nested_blocks(block, here):
+            if b.get("type") == TOOL_REFERENCE:
+                name = b.get("tool_name")
+                if not isinstance(name, str):
+                    return Problem(path, _unknown_reference(name))
+                facts.references.setdefault(name, path)
+            if b.get("cache_control") is not None:
+                facts.breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+    return None
+
+
+def _tool_result_problem(
+    block: dict[str, Any], path: Path, tool_use_ids: frozenset[Any]
+) -> Problem | None:
+    """Pairing with the preceding assistant ``tool_use``, the ``is_error`` text-only rule and
+    the references-only rule."""
+    # https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use: each
+    # tool_result answers a tool_use of the immediately preceding assistant message
+    if block.get("tool_use_id") not in tool_use_ids:
+        return Problem(
+            path,
+            f"tool_result tool_use_id {short(block.get('tool_use_id'))} has no matching "
+            "tool_use in the immediately preceding assistant message",
+        )
+    if block.get("is_error") is True:  # the API's own 400 text
+        for k, item in dict_items(block.get("content")):
+            if item.get("type") != "text":
+                return Problem(
+                    (*path, "content", k),
+                    "all content must be type 'text' if 'is_error' is true "
+                    f"(found {short(item.get('type'))})",
+                )
+    return references_only_problem(block.get("content"), path)
+
+
 _MESSAGE_FACTS = PrefixScan(_MessageFacts, _step)
-
-
-def _fail_on_messages(payload: dict[str, Any], provider: str, tool_names: set[str]) -> None:
-    """Fail on the first message problem, in document order."""
-    previous: dict[str, Any] | None = None
-    for m, msg in _dicts(payload.get("messages")):
-        pending_ids = set()
-        if previous is not None and previous.get("role") == "assistant":
-            pending_ids = {
-                b.get("id")
-                for _, b in _dicts(previous.get("content"))
-                if b.get("type") == "tool_use"
-            }
-        for j, block in _dicts(msg.get("content")):
-            here: Path = ("messages", m, "content", j)
-            if block.get("type") == "tool_result":
-                _check_tool_result(provider, block, here, pending_ids)
-            for path, b in _nested_blocks(block, here):
-                if b.get("type") == "tool_reference" and b.get("tool_name") not in tool_names:
-                    fail(
-                        provider,
-                        path,
-                        f"Tool reference '{b.get('tool_name')}' not found in available tools",
-                    )
-        previous = msg
 
 
 def _check_anthropic_tools(tools: Any, provider: str) -> tuple[set[str], list[tuple[Path, Any]]]:
@@ -173,9 +268,9 @@ def _check_anthropic_tools(tools: Any, provider: str) -> tuple[set[str], list[tu
         i, name = duplicate
         first = format_path(("tools", names[name]))
         fail(provider, ("tools", i), f"duplicate tool name {name!r} (first at {first})")
-    if counted and deferred_count == counted:
+    if counted and deferred_count == counted:  # an all-deferred request is rejected
         fail(provider, ("tools",), ALL_DEFERRED_MESSAGE)
-    if deferred_breakpoint is not None:
+    if deferred_breakpoint is not None:  # a deferred tool is outside the cached prefix
         fail(
             provider,
             ("tools", deferred_breakpoint, "cache_control"),
@@ -185,30 +280,9 @@ def _check_anthropic_tools(tools: Any, provider: str) -> tuple[set[str], list[tu
     return set(names), breakpoints
 
 
-def _check_tool_result(
-    provider: str, block: dict[str, Any], path: Path, tool_use_ids: set[Any]
-) -> None:
-    """Pairing with the preceding assistant ``tool_use`` and the ``is_error`` text-only rule."""
-    if block.get("tool_use_id") not in tool_use_ids:
-        fail(
-            provider,
-            path,
-            f"tool_result tool_use_id {short(block.get('tool_use_id'))} has no matching "
-            "tool_use in the immediately preceding assistant message",
-        )
-    if block.get("is_error") is True:
-        for k, item in _dicts(block.get("content")):
-            if item.get("type") != "text":
-                fail(
-                    provider,
-                    (*path, "content", k),
-                    "all content must be type 'text' if 'is_error' is true "
-                    f"(found {short(item.get('type'))})",
-                )
-
-
 def _check_breakpoints(provider: str, breakpoints: list[tuple[Path, Any]]) -> None:
-    """At most 4 ``cache_control`` breakpoints; 1h TTLs must precede 5m ones (prefix order)."""
+    """At most 4 ``cache_control`` breakpoints; 1h TTLs must precede 5m ones (prefix order:
+    https://docs.claude.com/en/docs/build-with-claude/prompt-caching, "Mixing different TTLs")."""
     if len(breakpoints) > MAX_CACHE_BREAKPOINTS:
         fail(
             provider,
@@ -228,153 +302,3 @@ def _check_breakpoints(provider: str, breakpoints: list[tuple[Path, Any]]) -> No
             )
         if ttl != "1h" and first_5m is None:
             first_5m = path
-
-
-def _check_responses(payload: dict[str, Any], provider: str) -> None:
-    tools = payload.get("tools")
-    _check_unique(provider, ("tools",), ((i, t.get("name")) for i, t in _dicts(tools)), "tool name")
-    for i, tool in _dicts(tools):
-        if tool.get("type") == "namespace":
-            _check_unique(
-                provider,
-                ("tools", i, "tools"),
-                ((j, t.get("name")) for j, t in _dicts(tool.get("tools"))),
-                f"tool name in namespace {short(tool.get('name'))}",
-            )
-    # With server-side history the matching call lives in an earlier response.
-    if payload.get("previous_response_id") or payload.get("conversation"):
-        return
-    items = payload.get("input")
-    listed = items if isinstance(items, list) else []
-    listed = list(items) if isinstance(items, tuple) else listed
-    if not _INPUT_FACTS.scan(listed).problem:
-        return
-    _fail_on_input(payload, provider)
-
-
-class _InputFacts:
-    """What the Responses input rules need from the items scanned so far."""
-
-    def __init__(self) -> None:
-        self.calls = GrowingSet()  # function_call call_ids
-        self.searches = GrowingSet()  # tool_search_call call_ids
-        self.problem = False  # an output without its call
-
-
-def _input_step(facts: _InputFacts, i: int, item: Any) -> None:
-    if not isinstance(item, dict) or facts.problem:
-        return
-    kind, call_id = item.get("type"), item.get("call_id")
-    if kind == "function_call":
-        facts.calls.add(call_id)
-    elif kind == "tool_search_call" and call_id is not None:
-        facts.searches.add(call_id)
-    elif kind == "function_call_output":
-        facts.problem = call_id not in facts.calls
-    elif kind == "tool_search_output" and item.get("execution") == "client":
-        facts.problem = call_id is None or call_id not in facts.searches
-
-
-_INPUT_FACTS = PrefixScan(_InputFacts, _input_step)
-
-
-def _fail_on_input(payload: dict[str, Any], provider: str) -> None:
-    """Fail on the first input problem, in document order."""
-    calls: set[Any] = set()
-    searches: set[Any] = set()
-    for i, item in _dicts(payload.get("input")):
-        kind, call_id = item.get("type"), item.get("call_id")
-        if kind == "function_call":
-            calls.add(call_id)
-        elif kind == "tool_search_call" and call_id is not None:
-            searches.add(call_id)
-        elif kind == "function_call_output" and call_id not in calls:
-            fail(
-                provider,
-                ("input", i),
-                f"function_call_output call_id {short(call_id)} has no earlier function_call "
-                "with that call_id",
-            )
-        elif (
-            kind == "tool_search_output"
-            and item.get("execution") == "client"
-            and (call_id is None or call_id not in searches)
-        ):
-            fail(
-                provider,
-                ("input", i),
-                f"client tool_search_output call_id {short(call_id)} has no earlier "
-                "tool_search_call with that call_id",
-            )
-
-
-def _chat_tool_names(tools: Any) -> Iterator[tuple[int, Any]]:
-    for i, tool in _dicts(tools):
-        spec = tool.get(tool.get("type") or "function")
-        if isinstance(spec, dict):
-            yield i, spec.get("name")
-
-
-class _ChatFacts:
-    """What the chat message rules need from the messages scanned so far."""
-
-    def __init__(self) -> None:
-        self.call_ids = GrowingSet()  # assistant tool_calls ids
-        self.problem = False  # an unpaired tool message or a carrier with a repeated name
-
-
-def _chat_step(facts: _ChatFacts, i: int, msg: Any) -> None:
-    if not isinstance(msg, dict) or facts.problem:
-        return
-    role = msg.get("role")
-    if role == "assistant":
-        facts.call_ids.update(tc.get("id") for _, tc in _dicts(msg.get("tool_calls")))
-    elif role == "tool":
-        facts.problem = msg.get("tool_call_id") not in facts.call_ids
-    elif is_kimi_carrier(msg):  # checked for Kimi only, by the cold pass
-        names = [n for _, n in _chat_tool_names(msg.get("tools")) if isinstance(n, str)]
-        facts.problem = len(set(names)) < len(names)
-
-
-_CHAT_FACTS = PrefixScan(_ChatFacts, _chat_step)
-
-
-def _check_chat(payload: dict[str, Any], provider: str) -> None:
-    _check_unique(provider, ("tools",), _chat_tool_names(payload.get("tools")), "function name")
-    messages = payload.get("messages")
-    listed = messages if isinstance(messages, list) else []
-    listed = list(messages) if isinstance(messages, tuple) else listed
-    if not _CHAT_FACTS.scan(listed).problem:
-        return
-    _fail_on_chat_messages(payload, provider)
-
-
-def _fail_on_chat_messages(payload: dict[str, Any], provider: str) -> None:
-    """Fail on the first message problem, in document order."""
-    call_ids: set[Any] = set()
-    for i, msg in _dicts(payload.get("messages")):
-        role = msg.get("role")
-        if role == "assistant":
-            call_ids.update(tc.get("id") for _, tc in _dicts(msg.get("tool_calls")))
-        elif role == "tool" and msg.get("tool_call_id") not in call_ids:
-            fail(
-                provider,
-                ("messages", i),
-                f"tool message tool_call_id {short(msg.get('tool_call_id'))} has no earlier "
-                "assistant tool_calls[].id",
-            )
-        elif provider == "kimi" and is_kimi_carrier(msg):
-            _check_unique(
-                provider,
-                ("messages", i, "tools"),
-                _chat_tool_names(msg.get("tools")),
-                "function name",
-            )
-
-
-SEMANTIC_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
-    "anthropic": _check_anthropic,
-    "openai-responses": _check_responses,
-    "openai-chat": _check_chat,
-    "kimi": _check_chat,
-}

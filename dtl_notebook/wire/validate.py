@@ -8,24 +8,27 @@ A payload is checked in two steps:
    forbidden wherever the SDK does not explicitly allow them; union errors are reduced to the
    member whose ``type`` (or ``role``) matches the payload (:mod:`.explain`). Messages, input
    items and tools already seen valid are not validated again (:mod:`.incremental`).
-2. **Semantics** (:mod:`.rules`): provider rules the types cannot express (all tools deferred,
-   a dangling ``tool_reference``, unpaired call ids, breakpoint limits, duplicate tool names).
+2. **Semantics** (:mod:`.rules`, :mod:`.openai_rules`): provider rules the types cannot
+   express (all tools deferred, a dangling ``tool_reference`` or one beside ordinary content,
+   unpaired call ids, breakpoint limits, duplicate tool names).
 
 The first problem found raises :class:`WireValidationError`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.explain import Path, WireValidationError, fail
+from dtl_notebook.wire.openai_rules import check_chat, check_responses
 from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.rules import (
     ALL_DEFERRED_MESSAGE,
     MAX_CACHE_BREAKPOINTS,
-    SEMANTIC_CHECKS,
+    check_anthropic,
     is_kimi_carrier,
 )
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
@@ -42,6 +45,12 @@ __all__ = [
 PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
 
 
+SEMANTIC_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "anthropic": check_anthropic,
+    "openai-responses": check_responses,
+    "openai-chat": check_chat,
+    "kimi": check_chat,
+}
 _PROVIDER_ROOT = {
     "anthropic": "anthropic",
     "openai-responses": "responses",
