@@ -70,7 +70,8 @@ class CacheHazard:
 
 
 class Session:
-    """One agent's provider-neutral state. See DESIGN.md for the contract."""
+    """One agent's provider-neutral state: the tool registry, the active tools, the system
+    prompt sections and the transcript, from which `wire` builds each provider's request."""
 
     def __init__(
         self,

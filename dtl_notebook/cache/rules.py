@@ -1,11 +1,15 @@
-"""Prefix-cache rules per provider and model (providers.md §2, §4, §4.2).
+"""Prefix-cache rules per provider and model.
+
+Pages: https://docs.claude.com/en/docs/build-with-claude/prompt-caching (Anthropic),
+https://platform.openai.com/docs/guides/prompt-caching (OpenAI),
+https://docs.vllm.ai/en/latest/features/automatic_prefix_caching.html (vLLM).
 
 - Anthropic: writes only at breakpoints (explicit `cache_control`, or the automatic top-level
   one on the last block); a read walks back at most 20 blocks from each breakpoint for a prefix
   an earlier request wrote; a prefix below the model's minimum is not cached; 5m or 1h TTL.
   Once any tool carries `defer_loading`, hidden deferred-tool scaffolding joins the rendered
   prompt ahead of everything, so the first such request (or the first without any, after some)
-  misses the whole cache (measured by Claude Code 2.1.304 and Pi; tool-removal.md §1.4).
+  misses the whole cache (measured by Claude Code 2.1.304 and Pi; not documented).
 - OpenAI before GPT-5.6: automatic prefix caching from 1,024 tokens in 128-token steps, no
   write charge, entries live about 5 to 10 minutes idle.
 - OpenAI GPT-5.6 and later: exact boundaries at the end of the latest eligible message

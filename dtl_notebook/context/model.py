@@ -1,6 +1,10 @@
 """What the model context holds for one request: ordered segments with token counts.
 
-Documented by the providers (providers.md §1.4, §2, §3.2, §4), rendered per provider in
+Documented by the providers
+(https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool,
+https://docs.claude.com/en/docs/build-with-claude/prompt-caching,
+https://platform.openai.com/docs/guides/tools-tool-search,
+https://platform.openai.com/docs/guides/prompt-caching), rendered per provider in
 `render_anthropic` and `render_openai`. Our model (not documented): the exact text each provider
 renders for a tool or a block is not public, so each segment's text is a canonical JSON or
 plain-text rendering of what the request says, and token counts come from the offline tokenizer

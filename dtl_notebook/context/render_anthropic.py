@@ -1,4 +1,7 @@
-"""Anthropic Messages: tools → system → messages (providers.md §1.4).
+"""Anthropic Messages: tools → system → messages.
+
+Order and deferred tools: https://docs.claude.com/en/docs/build-with-claude/prompt-caching and
+https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool.
 
 Tools with `defer_loading: true` are stripped before the cache key is computed and enter at a
 `tool_reference` (in a `tool_result` or a server `tool_search_tool_result`), expanded there into

@@ -1,4 +1,7 @@
-"""OpenAI Responses, Chat Completions and Kimi (providers.md §2, §3.2, §4).
+"""OpenAI Responses, Chat Completions and Kimi.
+
+Order and loaded tools: https://platform.openai.com/docs/guides/prompt-caching and
+https://platform.openai.com/docs/guides/tools-tool-search.
 
 OpenAI renders hidden system content → tools → instructions/developer → history. Deferred
 functions and namespaces show only their name and description up front; loaded definitions

@@ -1,8 +1,10 @@
 """Anthropic Messages: request JSON from a session, and responses back to neutral messages.
 
 Deferred tools stay in top-level `tools` with `defer_loading: true` and enter the context at a
-`tool_reference` block, which fills the whole `tool_result.content` of the marked result; the
-ordinary result moves to sibling blocks after all `tool_result` blocks of that user message.
+`tool_reference` block (https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool).
+A marked result follows the references-only rule (`wire.rules.split_references`): its
+`tool_result.content` holds the references, and the ordinary result moves to sibling blocks
+after all `tool_result` blocks of that user message.
 
 An `is_error` result that carries references: Anthropic requires an error result to hold only
 text, and references cannot live anywhere else, so the references win. The `tool_result` holds
@@ -47,9 +49,12 @@ from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
 from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
+from dtl_notebook.wire.rules import split_references, tool_reference
 from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "anthropic"
+# the server tool search variants:
+# https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
 NATIVE_SEARCH = {
     "native-bm25": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
     "native-regex": {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
@@ -58,6 +63,8 @@ SEARCH_MODES = ("client", *NATIVE_SEARCH)
 SEARCH_TOOL_NAMES = {tool["name"] for tool in NATIVE_SEARCH.values()}
 SERVER_SEARCH_BLOCKS = {"server_tool_use", "tool_search_tool_result"}
 CACHE_MODES = ("automatic", "explicit", "none")
+# a cache read walks back at most 20 blocks from a breakpoint:
+# https://docs.claude.com/en/docs/build-with-claude/prompt-caching
 LOOKBACK_BLOCKS = 20
 PLACEHOLDER = {
     "name": "deferred_tool_placeholder",
@@ -162,7 +169,7 @@ class _Builder:
                 "full active list (tool prefix changes: cache miss)"
             )
             return full, "full_list", False
-        if not immediate:
+        if not immediate:  # Anthropic rejects a request whose tools are all deferred
             self.notes.append(
                 "every active tool is deferred and Anthropic rejects an all-deferred request: "
                 "sending all tools as immediate"
@@ -237,7 +244,9 @@ class _Builder:
 
     def flush_system(self) -> None:
         """Place pending system messages: right after a user turn, and last or before an
-        assistant turn (Anthropic's placement rule), so they wait for the next user text."""
+        assistant turn (Anthropic's placement rule, https://docs.claude.com/en/docs/
+        build-with-claude/mid-conversation-system-messages), so they wait for the next user
+        text."""
         if self.pending_system and self.messages and self.messages[-1]["role"] == "user":
             self.messages.extend(self.pending_system)
             self.pending_system = []
@@ -247,14 +256,16 @@ class _Builder:
         content = _content(message.content)
         block: JSON = {"type": "tool_result", "tool_use_id": message.call_id}
         if specs:
-            block["content"] = [{"type": "tool_reference", "tool_name": s.name} for s in specs]
-            if message.is_error:
+            if message.is_error:  # an error result holds only text, so the references win
                 self.notes.append(
                     f"error result {message.call_id!r} carries tool references: the references "
                     "stay in tool_result, the error text follows as a sibling block"
                 )
                 content = [{"type": "text", "text": f"Error: {message.text}"}]
-            self.siblings.extend(content)
+            # the references-only rule: the ordinary result follows as sibling blocks
+            held, ordinary = split_references([*(tool_reference(s.name) for s in specs), *content])
+            block["content"] = held
+            self.siblings.extend(ordinary)
         else:
             if message.is_error:
                 content = [{"type": "text", "text": message.text or "Error"}]
@@ -296,7 +307,9 @@ class _Builder:
                 if part.block.provider == PROVIDER and (
                     self.search != "client" or not _server_search_block(part.block.data)
                 ):
-                    blocks.append(copy.deepcopy(part.block.data))  # breakpoints mark the copy
+                    # server_tool_use and tool_search_tool_result go back unchanged (tool
+                    # search page); breakpoints mark the copy
+                    blocks.append(copy.deepcopy(part.block.data))
                     if part.block.type == "tool_search_tool_result":
                         server_loads.append((len(blocks) - 1, part.block.data))
                 elif part.block.provider == PROVIDER:
@@ -400,6 +413,8 @@ class _Builder:
         if cache == "none":
             return None
         marker: JSON = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
+        # a deferred tool cannot carry cache_control: the tools' breakpoint is on the last
+        # immediate one (deferred tools are outside the cached prefix, tool search page)
         last_immediate = [t for t in tools if not t.get("defer_loading") and "type" not in t]
         if last_immediate:
             last_immediate[-1]["cache_control"] = dict(marker)
@@ -428,7 +443,7 @@ class _Builder:
         message = self.messages[row]
         block = message["content"][offset]
         if block.get("type") in {"thinking", "redacted_thinking"}:
-            return
+            return  # thinking blocks cannot be marked with cache_control (prompt caching page)
         content = list(message["content"])
         content[offset] = {**block, "cache_control": dict(marker)}
         self.messages[row] = {**message, "content": content}
@@ -492,7 +507,7 @@ def build(
         payload["tools"] = tools
     if isinstance(diagnostics, dict):  # the body field itself, passed through
         payload["diagnostics"] = diagnostics
-    elif diagnostics:
+    elif diagnostics:  # compared with the previous response (prompt caching page)
         payload["diagnostics"] = {"previous_message_id": previous_response_id}
     payload.update(params)
     return WireRequest(

@@ -17,7 +17,7 @@ from dtl_notebook.wire.explain import union_members
 from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.schema import reachable
 
-# Feature -> beta name (provider docs; see shared reference providers.md / tool-removal.md).
+# Feature -> the `anthropic-beta` name it needs (https://docs.claude.com/en/api/beta-headers).
 TOP_LEVEL_BETAS = {
     "mcp_servers": "mcp-client-2025-11-20",
     "context_management": "context-management-2025-06-27",

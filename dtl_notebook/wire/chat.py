@@ -1,7 +1,9 @@
 """OpenAI Chat Completions: request JSON from a session, and responses back.
 
 Chat Completions has no deferred-loading protocol: every request carries the full active list,
-newly active tools at the end (activation order) so the longest prefix survives. System prompt
+newly active tools at the end (activation order) so the longest prefix survives (tools are part
+of the cached prefix, order included: https://platform.openai.com/docs/guides/prompt-caching).
+System prompt
 patches go in as appended system messages, or (`system_updates="rerender"`) re-render the first
 system message, which rewrites the prefix.
 """
@@ -154,7 +156,7 @@ class _Walk:
             elif isinstance(message, AssistantMessage):
                 out.append(_assistant(index, message, self.provider, notes))
             elif isinstance(message, ToolResultMessage):
-                if any(isinstance(p, ImagePart) for p in message.content):
+                if any(isinstance(p, ImagePart) for p in message.content):  # tool messages: text
                     notes.append(
                         f"tool result {message.call_id!r}: images dropped (text only here)"
                     )
@@ -222,7 +224,7 @@ def _assistant(index: int, message: AssistantMessage, provider: str, notes: list
             )
     if calls:
         item["tool_calls"] = calls
-    if "content" not in item and not calls:
+    if "content" not in item and not calls:  # content may be left out only beside tool_calls
         item["content"] = ""
     return item
 

@@ -3,6 +3,8 @@
 Every tool named in a marker leaves the top-level list. After each run of consecutive tool
 messages comes a `{"role": "system", "tools": [...]}` message (no `content`) holding the
 definitions that run's markers added, in first-appearance order, as recorded at the marker.
+Moonshot's tool use page (https://platform.moonshot.ai/docs/api/tool-use) documents only the
+top-level `tools`; the tool-bearing system message is the shape Pi's `kimi` mode sends.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ def build(
     notes = list(plan.notes)
     active = {t.name: t for t in plan.full_list()}
     messages, load_points, marked = chat_messages(plan, PROVIDER, system_updates, notes, active)
+    # a tool declared in a system message is left out of the top-level list
     tools = [function_json(t) for name, t in active.items() if name not in marked]
     payload: JSON = {"model": profile.model, "messages": messages}
     if tools:

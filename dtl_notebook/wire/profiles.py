@@ -1,10 +1,13 @@
 """What each provider and model supports: one table, overridable per request.
 
-Sources: providers.md §1.1 (Anthropic tool search models), §2 (minimum cacheable prefix), §3.2
-and §4 (OpenAI tool search and caching); mid-conversation system messages on Anthropic from the
-Claude Opus 4.8 release notes; the deferred placeholder from Claude Code 2.1.304 and Pi, which
-measured a full miss at the first request carrying a `defer_loading` tool. A model not in these
-tables gets a conservative profile and a note.
+Sources: Anthropic's tool search models and minimum cacheable prefix
+(https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool,
+https://docs.claude.com/en/docs/build-with-claude/prompt-caching), OpenAI's tool search and
+caching (https://platform.openai.com/docs/guides/tools-tool-search,
+https://platform.openai.com/docs/guides/prompt-caching); mid-conversation system messages on
+Anthropic from the Claude Opus 4.8 release notes; the deferred placeholder from Claude Code
+2.1.304 and Pi, which measured a full miss at the first request carrying a `defer_loading` tool.
+A model not in these tables gets a conservative profile and a note.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ declares a client-executed `tool_search` whose calls the session's own engine an
 Client `tool_search_call` / `tool_search_output` items are valid only next to a declared
 client `tool_search` tool, so `load_mode="tool_search"` declares one from the first request (its
 parameters are those of the synthetic calls; the model is told to use the tool_search function).
+Tool search: https://platform.openai.com/docs/guides/tools-tool-search.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
     if tool.description:
         out["description"] = tool.description
     out["parameters"] = tool.parameters
-    out["strict"] = False  # our schemas need not meet strict mode's rules
+    # our schemas need not meet strict mode's rules (every property required, no extra
+    # properties): https://platform.openai.com/docs/guides/function-calling
+    out["strict"] = False
     if deferred:
         out["defer_loading"] = True
     return out
@@ -130,7 +133,8 @@ class _Builder:
         return tools
 
     def _loader_declaration(self) -> JSON:
-        """The client tool_search declaration that the synthetic search pairs need."""
+        """The client tool_search declaration that the synthetic search pairs need (client
+        search items are accepted only beside a declared client tool_search tool)."""
         local = self.registry.get(TOOL_SEARCH) if TOOL_SEARCH in self.registry else None
         spec: JSON = {"type": "tool_search", "execution": "client"}
         spec["description"] = LOADER_DESCRIPTION
@@ -159,7 +163,7 @@ class _Builder:
             if tool.namespace is None:
                 tools.append(item)
                 continue
-            if tool.namespace not in groups:
+            if tool.namespace not in groups:  # defer_loading stays on the members, never here
                 description = self.namespaces.get(tool.namespace, f"{tool.namespace} tools")
                 groups[tool.namespace] = {
                     "type": "namespace",
@@ -191,7 +195,7 @@ class _Builder:
             "name": call.name,
             "arguments": arguments,
         }
-        if call.namespace:
+        if call.namespace:  # a namespaced call carries the namespace beside the plain name
             item["namespace"] = call.namespace
         return item
 
@@ -208,7 +212,7 @@ class _Builder:
                     "tools": [function_json(s, True) for s in specs],
                 }
             )
-            if message.is_error:
+            if message.is_error:  # tool_search_output carries tools only, no text
                 self.notes.append(
                     f"tool_search call {message.call_id!r} failed; a tool_search_output has no "
                     "text, so the model sees an empty result"
@@ -222,6 +226,7 @@ class _Builder:
         if not specs:
             return
         if self.load_mode == "additional_tools":
+            # tools become available where the item stands; its role can only be "developer"
             self.input.append(
                 {
                     "type": "additional_tools",
@@ -230,6 +235,8 @@ class _Builder:
                 }
             )
         else:
+            # a completed client search pair: the output answers its call by call_id, and the
+            # id is derived from the names so that the bytes never change
             call_id = stable_id("dtl_tool_load_", message.call_id, ",".join(names))
             self.input.append(
                 {
@@ -263,6 +270,7 @@ class _Builder:
                     part.block.data.get("execution") == "server"
                 )
                 if part.block.provider == PROVIDER and (self.search == "hosted" or not hosted_item):
+                    # earlier output items are replayed verbatim, hosted search items included
                     self.input.append(copy.deepcopy(part.block.data))
                     if hosted_item and part.block.type == "tool_search_output":
                         self._hosted_load_point(index, part.block.data)
@@ -409,7 +417,8 @@ def build(
 def _request_diagnostics(
     payload: JSON, profile: ModelProfile, previous: str | None, notes: list[str]
 ) -> None:
-    """Ask for prompt cache diagnostics; request metadata, not part of the cached prefix."""
+    """Ask for prompt cache diagnostics; request metadata, not part of the cached prefix
+    (`prompt_cache_options`: https://platform.openai.com/docs/guides/prompt-caching)."""
     if not profile.exact_cache_boundary:
         notes.append(
             f"{profile.model} takes no prompt_cache_options (GPT-5.6 and later): no prompt "

@@ -53,7 +53,8 @@ def raise_first(provider: str, problem: Problem | None) -> None:
 
 
 def is_kimi_carrier(msg: Any) -> bool:
-    """Kimi's ``{"role": "system", "tools": [...]}`` message (tools loaded mid-conversation)."""
+    """Kimi's ``{"role": "system", "tools": [...]}`` message (tools loaded mid-conversation; not
+    on https://platform.moonshot.ai/docs/api/tool-use, which shows top-level tools only)."""
     return (
         isinstance(msg, dict)
         and msg.get("role") == "system"
