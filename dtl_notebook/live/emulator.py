@@ -133,10 +133,11 @@ class Emulator:
         return {"type": "cache_miss", "reason": reason, "cache_missed_tokens": missed}
 
     def _error(self, status: int, message: str, param: str | None) -> httpx2.Response:
-        if self.provider == "anthropic":
+        if self.provider == "anthropic":  # the JSON path leads Anthropic's message
+            text = f"{param}: {message}" if param else message
             body: JSON = {
                 "type": "error",
-                "error": {"type": "invalid_request_error", "message": message},
+                "error": {"type": "invalid_request_error", "message": text},
             }
         else:
             body = {
