@@ -452,3 +452,13 @@ def test_chat_content_as_a_list_of_text_parts_keeps_the_text() -> None:
     assert reply.message.text == "Sunny in Oslo."
     with pytest.raises(ResponseFormatError, match=r"choices.0.message.content.1.text"):
         parse_response(_completion({"content": [parts[0], {"type": "text"}]}), "openai-chat")
+
+
+@pytest.mark.parametrize("status", [302, 429, 503])
+def test_any_status_outside_2xx_is_a_refusal(tmp_path: Path, status: int) -> None:
+    answered = {"request": ANTHROPIC_BODY, "response": None}
+    refused = {"request": ANTHROPIC_BODY, "response": {"status_code": status, "body": "moved"}}
+    path = _write(tmp_path, [answered, refused])
+    audit = audit_capture(path)
+    assert [e.status for e in audit.errors] == [status] and len(audit["anthropic"]) == 1
+    assert [r.label for r in from_capture(path)] == ["captured", "captured, refused"]

@@ -15,12 +15,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact
 from dtl_notebook.cache.analyze import reported_usage
-from dtl_notebook.cache.capture_shape import request_problem
+from dtl_notebook.cache.capture_request import detect_provider, provider_from_url, request_problem
 from dtl_notebook.wire.reply import (
     JSON,
     ProviderError,
@@ -53,49 +52,6 @@ class Exchange:
     def __repr__(self) -> str:  # captured bodies may hold keys: masked like everything shown
         fields = ", ".join(f"{k}={redact(v)!r}" for k, v in vars(self).items())
         return f"Exchange({fields})"
-
-
-def detect_provider(payload: dict[str, Any], url: str | None = None) -> str:
-    """The provider a request was written for: from the URL it went to when there is one
-    (Moonshot's host is Kimi), else from the body's shape. The one detection every reader of
-    captures (the audit and the view) uses."""
-    found = provider_from_url(url) if url else None
-    if found is not None:
-        return found
-    if "input" in payload or "instructions" in payload:
-        return "openai-responses"
-    messages = payload.get("messages") or []
-    if "max_tokens" in payload and ("system" in payload or _has_blocks(messages)):
-        return "anthropic"
-    if any(m.get("role") == "system" and "tools" in m for m in messages if isinstance(m, dict)):
-        return "kimi"
-    if str(payload.get("model", "")).startswith("claude-"):
-        return "anthropic"
-    return "openai-chat"
-
-
-def _has_blocks(messages: list[Any]) -> bool:
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in {"tool_use", "tool_result", "text", "image"}
-            for b in content
-        ):
-            return True
-    return False
-
-
-def provider_from_url(url: str) -> str | None:
-    """The provider whose generation endpoint `url` calls, or None for any other URL."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    if path.endswith("/messages"):
-        return "anthropic"
-    if path.endswith("/responses"):
-        return "openai-responses"
-    if path.endswith("/chat/completions"):
-        return "kimi" if "moonshot" in parts.netloc else "openai-chat"
-    return None
 
 
 def refused(status: int | None) -> bool:
