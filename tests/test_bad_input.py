@@ -36,12 +36,12 @@ from dtl_notebook.agent import (
     split_deferred_tools,
 )
 from dtl_notebook.agent.search import BM25Engine, KeywordEngine, RegexEngine, SearchQueryError
-from dtl_notebook.cache import analyze
+from dtl_notebook.cache import CaptureError, analyze, audit_capture
 from dtl_notebook.context import model_context
 from dtl_notebook.live import Agent, KeywordPolicy, Recorder, ReplayTransport, ScriptedPolicy
 from dtl_notebook.live.recording import ReplayError
 from dtl_notebook.notebook.args import CellArgs, check_name, model_from, split_line
-from dtl_notebook.wire import ResponseFormatError, build_request, parse_response
+from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request, parse_response
 from dtl_notebook.wire.validate import WireValidationError
 
 from .conftest import make_tools
@@ -133,6 +133,21 @@ def real_reply(*path: Any, value: Any = None, drop: bool = False) -> Callable[[C
         return parse_response(data, "anthropic")
 
     return run
+
+
+def capture(*lines: Any, raw: bytes | None = None) -> Callable[[Ctx], object]:
+    """Audit a capture file of these JSON lines (or these raw bytes)."""
+
+    def run(ctx: Ctx) -> object:
+        path = ctx.tmp / "capture.jsonl"
+        path.write_bytes(raw if raw is not None else "\n".join(map(json.dumps, lines)).encode())
+        return audit_capture(path)
+
+    return run
+
+
+CAPTURED = {"model": ANTHROPIC, "max_tokens": 9, "system": "x", "messages": []}
+CAPTURED_REPLY = {"type": "message", "role": "assistant", "content": [], "model": ANTHROPIC}
 
 
 @dataclass(frozen=True)
@@ -827,7 +842,101 @@ CASES: list[Case] = [
         ResponseFormatError,
         "content",
     ),
+    C(
+        "parse-real-search-result-str",
+        real_reply("content", 2, "content", value="oops"),
+        ResponseFormatError,
+        "content.2.content",
+    ),
+    C(
+        "parse-real-search-references-str",
+        real_reply("content", 2, "content", "tool_references", value="oops"),
+        ResponseFormatError,
+        "content.2.content.tool_references",
+    ),
+    C(
+        "parse-vllm-error-body",
+        lambda c: parse_response(
+            {"object": "error", "message": "no model", "type": "NotFound"}, "openai-chat"
+        ),
+        ProviderError,
+        "(NotFound): no model",
+    ),
+    C(
+        "parse-proxy-error-text",
+        lambda c: parse_response({"error": "Invalid API key"}, "openai-chat"),
+        ProviderError,
+        "Invalid API key",
+    ),
+    C(
+        "parse-responses-failed",
+        lambda c: parse_response(
+            {
+                "status": "failed",
+                "output": [],
+                "error": {"code": "server_error", "message": "boom"},
+            },
+            "openai-responses",
+        ),
+        ProviderError,
+        "(server_error): boom",
+    ),
+    C(
+        "parse-anthropic-stream-cut",
+        lambda c: parse_response(
+            [{"type": "message_start", "message": CAPTURED_REPLY}], "anthropic"
+        ),
+        ResponseFormatError,
+        "no message_stop event",
+    ),
+    C(
+        "parse-two-streams",
+        lambda c: parse_response(
+            [{"type": "message_start", "message": CAPTURED_REPLY}, {"type": "message_stop"}] * 2,
+            "anthropic",
+        ),
+        ResponseFormatError,
+        "<stream>.2: a second stream starts here",
+    ),
     # -- context and cache -------------------------------------------------------------------
+    C(
+        "capture-message-str",
+        capture({**CAPTURED, "messages": ["hi"]}),
+        CaptureError,
+        "capture.jsonl:1: request messages[0]: expected an object, got 'hi'",
+    ),
+    C(
+        "capture-tool-str",
+        capture({**CAPTURED, "tools": [5]}),
+        CaptureError,
+        "request tools[0]: expected an object, got int 5",
+    ),
+    C(
+        "capture-usage-str",
+        capture(
+            {"request": CAPTURED, "response": {**CAPTURED_REPLY, "usage": {"input_tokens": "x"}}}
+        ),
+        CaptureError,
+        "usage.input_tokens: expected a token count, got 'x'",
+    ),
+    C(
+        "capture-not-utf8",
+        capture(raw=b'{"model": "\xff"}'),
+        CaptureError,
+        "capture.jsonl:1: not UTF-8: byte 0xff at offset 11",
+    ),
+    C(
+        "capture-too-deep",
+        capture(raw=b'{"model": "m", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
+        CaptureError,
+        "nested too deep",
+    ),
+    C(
+        "capture-response-int",
+        capture({"request": CAPTURED, "response": 5}),
+        CaptureError,
+        "response: expected an object, a streamed text or a list of events, got int",
+    ),
     C("context-request-str", lambda c: model_context("x"), TypeError, "request"),
     C("context-payload-no-provider", lambda c: model_context({}), ValueError, "provider"),
     C(

@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 from dtl_notebook.agent.messages import NativePart
 from dtl_notebook.cache.audit import CaptureError, audit_capture, audit_jsonl
 from dtl_notebook.cache.capture import load_capture
-from dtl_notebook.wire import ProviderError, Reply, ResponseFormatError, parse_response
+from dtl_notebook.wire import (
+    ProviderError,
+    Reply,
+    ResponseFormatError,
+    parse_response,
+    parse_responses,
+)
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 ANTH_SDK = REAL / "anth_sdk"  # anthropics/anthropic-sdk-python test snapshots
@@ -109,27 +115,38 @@ def _vercel_provider(path: Path) -> str:
 
 def test_vercel_chunks_parse_like_their_whole_responses() -> None:
     _need(VERCEL)
+    # Some .chunks.txt hold every step of a multi-step run (one message_start … message_stop
+    # per step): each stream is its own reply. `X.N.json` is step N of `X.chunks.txt`, or the
+    # only step of `X.N.chunks.txt`; the two are separate runs of one scenario: the same calls
+    # and native blocks, usage reported under the same names (figures may differ).
     compared = 0
     for chunks in sorted(VERCEL.glob("*.chunks.txt")):
         provider = _vercel_provider(chunks)
         text = chunks.read_text()
         events = [json.loads(line) for line in text.splitlines() if line.strip()]
-        streamed = parse_response(events, provider)
-        assert _calls(parse_response(text, provider)) == _calls(streamed)
-        assert _calls(parse_response(_sse(events), provider)) == _calls(streamed)
-        assert streamed.usage, chunks.name
-        whole = chunks.with_name(chunks.name.replace(".chunks.txt", ".json"))
-        if not whole.exists():
-            continue
-        compared += 1
-        # the .json and .chunks.txt are separate runs of one scenario: the same calls and
-        # native blocks, usage reported under the same names (figures may differ)
-        reply = parse_response(json.loads(whole.read_text()), provider)
-        assert [n for n, _ in _calls(streamed)] == [n for n, _ in _calls(reply)], chunks.name
-        assert _native_types(streamed) == _native_types(reply), chunks.name
-        assert streamed.loaded_tool_names == reply.loaded_tool_names, chunks.name
-        assert set(reply.usage) <= set(streamed.usage) | {"inference_geo"}, chunks.name
-    assert compared == 5
+        streamed = parse_responses(events, provider)
+        assert [_calls(r) for r in parse_responses(text, provider)] == [_calls(r) for r in streamed]
+        assert [_calls(r) for r in parse_responses(_sse(events), provider)] == [
+            _calls(r) for r in streamed
+        ]
+        assert all(r.usage for r in streamed), chunks.name
+        if len(streamed) > 1:
+            with pytest.raises(ResponseFormatError, match="a second stream starts here"):
+                parse_response(events, provider)
+        stem = chunks.name.removesuffix(".chunks.txt")
+        wholes = [(0, VERCEL / f"{stem}.json")] + [
+            (n - 1, VERCEL / f"{stem}.{n}.json") for n in range(1, len(streamed) + 1)
+        ]
+        for step, whole in wholes:
+            if not whole.exists():
+                continue
+            compared += 1
+            reply, one = parse_response(json.loads(whole.read_text()), provider), streamed[step]
+            assert [n for n, _ in _calls(one)] == [n for n, _ in _calls(reply)], whole.name
+            assert _native_types(one) == _native_types(reply), whole.name
+            assert one.loaded_tool_names == reply.loaded_tool_names, whole.name
+            assert set(reply.usage) <= set(one.usage) | {"inference_geo"}, whole.name
+    assert compared == 7
 
 
 def test_openai_tool_search_stream_equals_its_whole_response() -> None:

@@ -27,6 +27,7 @@ from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.common import WireRequest
+from dtl_notebook.wire.reply import ResponseFormatError
 
 __all__ = [
     "SYSTEM_KINDS",
@@ -311,23 +312,39 @@ def _common_chars(a: str, b: str) -> int:
 
 
 def reported_usage(response: Any, provider: str) -> Usage | None:
-    """Cache figures as the provider reported them (SDK object or dict)."""
+    """Cache figures as the provider reported them (SDK object or dict). A count that is not
+    a whole number raises ResponseFormatError naming it."""
     data = response if isinstance(response, dict) else getattr(response, "model_dump", dict)()
     usage = data.get("usage") if isinstance(data, dict) else None
     if not isinstance(usage, dict):
         return None
+
+    def count(parent: Any, key: str, where: str = "usage") -> int:
+        value = parent.get(key) if isinstance(parent, dict) else None
+        if value is None:
+            return 0
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ResponseFormatError(
+                provider, f"{where}.{key}", f"expected a token count, got {value!r}"
+            )
+        return value
+
     if provider == "anthropic":
-        cached = int(usage.get("cache_read_input_tokens") or 0)
-        written = int(usage.get("cache_creation_input_tokens") or 0)
-        return Usage(cached, written, int(usage.get("input_tokens") or 0))
+        cached = count(usage, "cache_read_input_tokens")
+        written = count(usage, "cache_creation_input_tokens")
+        return Usage(cached, written, count(usage, "input_tokens"))
     if "input_tokens_details" in usage or provider == "openai-responses":
+        where = "usage.input_tokens_details"
         details = usage.get("input_tokens_details") or {}
-        total = int(usage.get("input_tokens") or 0)
+        total = count(usage, "input_tokens")
     else:
+        where = "usage.prompt_tokens_details"
         details = usage.get("prompt_tokens_details") or {}
-        total = int(usage.get("prompt_tokens") or 0)
-    cached = int(details.get("cached_tokens") or 0)
-    written = int(details.get("cache_write_tokens") or 0)
+        total = count(usage, "prompt_tokens")
+    cached = count(details, "cached_tokens", where)
+    written = count(details, "cache_write_tokens", where)
     return Usage(cached, written, total - cached - written)
 
 

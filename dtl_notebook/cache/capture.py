@@ -1,9 +1,10 @@
-"""Reading captured traffic: JSONL logs, HAR files and SDK-snapshot pair files.
+"""Reading captured traffic: JSONL logs, HAR files, SDK-snapshot pair files, one request.
 
 Every entry becomes an Exchange: its provider (from the URL path when there is one, else from
 the request body), the request body, and the response object (a streamed body is accumulated)
-or the provider's error. A malformed entry raises CaptureError naming the file, the entry and
-the field; entries of a HAR that are not provider calls (pages, scripts, token counts) are left out.
+or the provider's error (any status outside 2xx is a refusal). A malformed entry raises
+CaptureError naming the file, the entry and the field; entries of a HAR that are not provider
+calls (pages, scripts, token counts) are left out.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.secrets import redact
+from dtl_notebook.cache.analyze import reported_usage
+from dtl_notebook.cache.capture_request import detect_provider, provider_from_url, request_problem
 from dtl_notebook.wire.reply import (
     JSON,
     ProviderError,
@@ -24,7 +27,9 @@ from dtl_notebook.wire.reply import (
     body_preview,
     error_from_body,
 )
-from dtl_notebook.wire.stream import response_body
+from dtl_notebook.wire.stream import response_bodies, response_body
+
+__all__ = ["CaptureError", "Exchange", "detect_provider", "load_capture", "provider_from_url"]
 
 
 class CaptureError(DtlError, ValueError):
@@ -44,79 +49,65 @@ class Exchange:
     status: int | None = None
     url: str | None = None
 
-
-def detect_provider(payload: dict[str, Any]) -> str:
-    """The provider a request body was written for, from its shape."""
-    if "input" in payload or "instructions" in payload:
-        return "openai-responses"
-    messages = payload.get("messages") or []
-    if "max_tokens" in payload and ("system" in payload or _has_blocks(messages)):
-        return "anthropic"
-    if any(m.get("role") == "system" and "tools" in m for m in messages if isinstance(m, dict)):
-        return "kimi"
-    if str(payload.get("model", "")).startswith("claude-"):
-        return "anthropic"
-    return "openai-chat"
+    def __repr__(self) -> str:  # captured bodies may hold keys: masked like everything shown
+        fields = ", ".join(f"{k}={redact(v)!r}" for k, v in vars(self).items())
+        return f"Exchange({fields})"
 
 
-def _has_blocks(messages: list[Any]) -> bool:
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in {"tool_use", "tool_result", "text", "image"}
-            for b in content
-        ):
-            return True
-    return False
-
-
-def provider_from_url(url: str) -> str | None:
-    """The provider whose generation endpoint `url` calls, or None for any other URL."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    if path.endswith("/messages"):
-        return "anthropic"
-    if path.endswith("/responses"):
-        return "openai-responses"
-    if path.endswith("/chat/completions"):
-        return "kimi" if "moonshot" in parts.netloc else "openai-chat"
-    return None
+def refused(status: int | None) -> bool:
+    """An HTTP status that means the provider did not answer (101 is a WebSocket upgrade,
+    whose answer comes as events over the socket)."""
+    return status is not None and status != 101 and not 200 <= status < 300
 
 
 def load_capture(path: str | Path) -> list[Exchange]:
-    """Every provider call in a capture file, in order (JSONL, HAR, or a JSON list of pairs)."""
-    text = Path(path).read_text(encoding="utf-8")
+    """Every provider call in a capture file, in order (JSONL, HAR, a JSON list of pairs, or
+    one request or pair as a JSON document, pretty-printed or not)."""
+    name = Path(path).name
+    text = _utf8(Path(path).read_bytes(), str(path))
     try:
         document = json.loads(text)
     except json.JSONDecodeError:
         document = None
-    name = Path(path).name
+    except RecursionError:
+        raise CaptureError(f"{path}: JSON nested too deep to read") from None
     if isinstance(document, dict) and isinstance(document.get("log"), dict):
         return _har(document, name)
     if isinstance(document, list):
         return _pairs(document, name)
+    if isinstance(document, dict) and "\n" in text.strip():  # one JSON spread over lines
+        return _entry(document, name)
     return _jsonl(text, str(path))
+
+
+def _utf8(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1)
+        raise CaptureError(
+            f"{name}:{line}: not UTF-8: byte {data[exc.start]:#04x} at offset {exc.start} "
+            f"(column {column})"
+        ) from None
 
 
 def _jsonl(text: str, name: str) -> list[Exchange]:
     found: list[Exchange] = []
     for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        item = _json_body(line, where)
-        if "request" in item:
-            exchange = _pair(item, where, "")
-            if exchange is not None:
-                found.append(exchange)
-        elif "model" in item:
-            found.append(_exchange(where, item, None))
-        else:
-            raise CaptureError(
-                f"{where}: neither a request body (no 'model') nor a "
-                '{"request": …, "response": …} pair'
-            )
+        if line.strip():
+            found.extend(_entry(_json_body(line, f"{name}:{number}"), f"{name}:{number}"))
     return found
+
+
+def _entry(item: JSON, where: str) -> list[Exchange]:
+    if "request" in item:
+        return _pair(item, where, "")
+    if "model" in item:
+        return [_exchange(where, item, None)]
+    raise CaptureError(
+        f'{where}: neither a request body (no \'model\') nor a {{"request": …, "response": …}} pair'
+    )
 
 
 def _pairs(items: list[Any], name: str) -> list[Exchange]:
@@ -124,31 +115,65 @@ def _pairs(items: list[Any], name: str) -> list[Exchange]:
     for i, item in enumerate(items):
         if not isinstance(item, dict) or "request" not in item:
             raise CaptureError(f"{name}: [{i}]: expected a {{request, response}} object")
-        exchange = _pair(item, name, f"[{i}].")
-        if exchange is not None:
-            found.append(exchange)
+        found.extend(_pair(item, name, f"[{i}]."))
     return found
 
 
-def _pair(item: JSON, name: str, at: str) -> Exchange | None:
-    """A {request, response} pair: bodies as they are, or HTTP records with url/body/status."""
+def _pair(item: JSON, name: str, at: str) -> list[Exchange]:
+    """A {request, response} pair: bodies as they are, or HTTP records with url (or path),
+    body and status; the response may be an object, a streamed text or a list of events."""
     request, response = item.get("request"), item.get("response")
+    where = f"{name}: {at.rstrip('.')}" if at else name
     if not isinstance(request, dict):
         raise CaptureError(f"{name}: {at}request: expected an object")
-    if response is not None and not isinstance(response, dict):
-        raise CaptureError(f"{name}: {at}response: expected an object")
-    url = request.get("url") if isinstance(request.get("url"), str) else None
+    if response is not None and not isinstance(response, (dict, str, list)):
+        raise CaptureError(
+            f"{name}: {at}response: expected an object, a streamed text or a list of events, "
+            f"got {type(response).__name__}"
+        )
+    address = request.get("url") or request.get("path")
+    url = address if isinstance(address, str) else None
     if "body" in request and (url or "method" in request):
         body = _json_body(request["body"], f"{name}: {at}request.body")
         if url and provider_from_url(url) is None:
-            return None
+            return []
     else:
         body, url = request, None
     status = None
-    if isinstance(response, dict) and "body" in response and "status_code" in response:
-        status = _status(response["status_code"], f"{name}: {at}response.status_code")
-        response = response["body"]
-    return _exchange(f"{name}: {at.rstrip('.')}" if at else name, body, response, status, url)
+    if isinstance(response, dict) and "body" in response:
+        code = response.get("status_code", response.get("status"))
+        status = _status(code, f"{name}: {at}response.status_code")
+        events = response.get("ws_events")
+        if isinstance(request.get("ws_events"), list) and isinstance(events, list):
+            return _socket(request["ws_events"], events, where, status, url)
+        response = events if response["body"] is None and events else response["body"]
+    return [_exchange(where, body, response, status, url)]
+
+
+def _socket(
+    sent: list[Any], received: list[Any], where: str, status: int | None, url: str | None
+) -> list[Exchange]:
+    """A Responses WebSocket session: each `response.create` event sent is a request (its body
+    with the event's `type`), answered by one stream of the events received, in order."""
+    bodies = [
+        {k: v for k, v in e.items() if k != "type"}
+        for e in sent
+        if isinstance(e, dict) and e.get("type") == "response.create"
+    ]
+    provider = "openai-responses"
+    try:
+        replies = response_bodies(received, provider)
+    except (ResponseFormatError, ProviderError) as exc:
+        raise CaptureError(f"{where}: response.ws_events: {exc}") from None
+    if len(replies) != len(bodies):
+        raise CaptureError(
+            f"{where}: {len(bodies)} response.create events sent but {len(replies)} "
+            "responses streamed back"
+        )
+    return [
+        _exchange(f"{where} response {n}", body, reply, status, url)
+        for n, (body, reply) in enumerate(zip(bodies, replies, strict=True))
+    ]
 
 
 def _har(document: JSON, name: str) -> list[Exchange]:
@@ -184,8 +209,10 @@ def _base64(text: str, encoding: Any, where: str) -> str:
     if encoding != "base64":
         raise CaptureError(f"{where}: unknown encoding {encoding!r} (HAR allows 'base64')")
     try:
-        return base64.b64decode(text, validate=True).decode("utf-8", "replace")
-    except (binascii.Error, ValueError):
+        return _utf8(base64.b64decode(text, validate=True), where)
+    except (binascii.Error, ValueError) as exc:
+        if isinstance(exc, CaptureError):
+            raise
         raise CaptureError(f"{where}: not base64 {body_preview(text)}") from None
 
 
@@ -195,6 +222,8 @@ def _json_body(value: Any, where: str) -> JSON:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
             raise CaptureError(f"{where}: not JSON ({exc.msg}): {body_preview(value)}") from None
+        except RecursionError:
+            raise CaptureError(f"{where}: JSON nested too deep to read") from None
     if not isinstance(value, dict):
         raise CaptureError(f"{where}: expected a JSON object, got {type(value).__name__}")
     return value
@@ -212,24 +241,28 @@ def _exchange(
     """Check the request body and turn the response into an object or a ProviderError."""
     if not isinstance(body.get("model"), str):
         raise CaptureError(f"{where}: request model: missing (every request body names one)")
-    provider = (provider_from_url(url) if url else None) or detect_provider(body)
+    problem = request_problem(body)
+    if problem is not None:
+        raise CaptureError(f"{where}: request {problem}")
+    provider = detect_provider(body, url)
     exchange = Exchange(where, provider, body, status=status, url=url)
-    if raw is None or (raw == "" and status and status >= 400):
-        if status and status >= 400:
+    if raw is None or (raw == "" and refused(status)):
+        if refused(status):
             exchange.error = ProviderError(provider, "empty error body", status)
         return exchange
     try:
         data = response_body(raw, provider)
         error = error_from_body(data, provider, status)
-        if error is None and status and status >= 400:
+        if error is None and refused(status):
             error = ProviderError(provider, body_preview(json.dumps(data)), status)
         if error is not None:
             raise error
+        reported_usage(data, provider)  # a usage count that is not a number is named here
     except ProviderError as exc:
         exchange.error = ProviderError(provider, exc.message, exc.status or status, exc.type)
         return exchange
     except ResponseFormatError as exc:
-        if status and status >= 400:  # an HTML error page from a proxy, say
+        if refused(status):  # an HTML error page from a proxy, say
             exchange.error = ProviderError(provider, str(exc), status)
             return exchange
         raise CaptureError(f"{where}: response {exc.field}: {exc.reason}") from None

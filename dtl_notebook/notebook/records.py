@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent.messages import Message
 from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
-from dtl_notebook.cache.audit import detect_provider, load_jsonl
+from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.live.agent import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
 from dtl_notebook.wire.common import LoadPoint, WireRequest
@@ -99,18 +99,24 @@ def step_records(agent: Agent, steps: Sequence[Step]) -> list[RequestRecord]:
 
 
 def from_capture(path: str | Path, provider: str | None = None) -> list[RequestRecord]:
-    """Records for every request of a captured JSONL log (request bodies or pairs).
+    """Records for every request of a capture file (any format load_capture reads).
 
-    Each line's provider is detected on its own, and the requests of each provider and model
-    are analyzed as their own sequence (a mixed log is never analyzed as one).
+    Each entry's provider is the one load_capture detected (the audit's), unless `provider`
+    overrides it; the answered requests of each provider and model are analyzed as their own
+    sequence (a mixed log is never analyzed as one). A refused request (an error, or any
+    status outside 2xx) stays in the listing, labelled refused, and outside the sequence: the
+    provider wrote no cache for it.
     """
     records: list[RequestRecord] = []
     analyzers: dict[tuple[str, str], CacheAnalyzer] = {}
-    for index, (request, response) in enumerate(load_jsonl(path)):
-        name = provider or detect_provider(request)
-        model = str(request.get("model", ""))
-        analyzer = analyzers.setdefault((name, model), CacheAnalyzer(name, model))
-        entry = analyzer.add(request, response)
+    for index, exchange in enumerate(load_capture(path)):
+        name = provider or exchange.provider
+        model = str(exchange.request.get("model", ""))
+        if exchange.error is None:
+            analyzer = analyzers.setdefault((name, model), CacheAnalyzer(name, model))
+            entry = analyzer.add(exchange.request, exchange.response)
+        else:
+            entry = _refused_entry(exchange, name, model)
         records.append(
             RequestRecord(
                 index=index,
@@ -118,14 +124,34 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
                 provider=name,
                 model=model,
                 mode="captured",
-                payload=redact(request),
+                payload=redact(exchange.request),
                 load_points=[],
-                notes=list(entry.context.notes),
+                notes=_capture_notes(exchange, entry),
                 cache=entry,
-                label="captured",
+                label="captured" if exchange.error is None else "captured, refused",
             )
         )
     return records
+
+
+def _refused_entry(exchange: Exchange, provider: str, model: str) -> CacheEntry:
+    """The request's context on its own, with nothing cached or written: it was refused."""
+    entry = CacheAnalyzer(provider, model).add(exchange.request)
+    return replace(
+        entry,
+        cached_tokens=0,
+        written_tokens=0,
+        uncached_tokens=entry.total_tokens,
+        best_cached_tokens=0,
+        cache_break=None,
+    )
+
+
+def _capture_notes(exchange: Exchange, entry: CacheEntry) -> list[str]:
+    notes = [redact(n) for n in entry.context.notes]
+    if exchange.error is not None:
+        notes.insert(0, f"refused, left out of the cache sequence: {exchange.error}")
+    return notes
 
 
 def preview_record(agent: Agent, provider: str, model: str) -> RequestRecord:

@@ -26,6 +26,7 @@ __all__ = [
     "WireValidationError",
     "build_request",
     "parse_response",
+    "parse_responses",
     "profile_for",
     "validate_payload",
 ]
@@ -70,10 +71,26 @@ def parse_response(response: Any, provider: str, model: str | None = None) -> Re
     """A provider response as a neutral Reply: an SDK object, a plain dict, the body as JSON
     text/bytes, or a streamed response (server-sent events as text/bytes, or a list of event
     dicts), which is accumulated first. An error body or error event raises ProviderError;
-    a body that is not JSON raises ResponseFormatError showing its start."""
+    a body that is not JSON, a stream cut short, or a text of several streams (see
+    parse_responses) raises ResponseFormatError naming where."""
+    _check_provider(provider)
+    return _parse(stream.response_body(response, provider), provider, model)
+
+
+def parse_responses(response: Any, provider: str, model: str | None = None) -> list[Reply]:
+    """One Reply per stream in `response` (a multi-step run logged as one text: each
+    `message_start`…`message_stop`, `response.created`…`response.completed`, or Chat
+    completion id is its own reply); a whole response gives one."""
+    _check_provider(provider)
+    return [_parse(body, provider, model) for body in stream.response_bodies(response, provider)]
+
+
+def _check_provider(provider: str) -> None:
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
-    response = stream.response_body(response, provider)
+
+
+def _parse(response: Any, provider: str, model: str | None) -> Reply:
     if provider == "anthropic":
         return anthropic.parse(response, model)
     if provider == "openai-responses":

@@ -539,13 +539,25 @@ def parse(response: Any, model: str | None = None) -> Reply:
             content.append(ToolCallPart(call=call))
         else:
             if kind == "tool_search_tool_result":
-                refs = (block.get("content") or {}).get("tool_references") or []
-                loaded.extend(
-                    r["tool_name"] for r in refs if isinstance(r, dict) and "tool_name" in r
-                )
+                loaded.extend(_referenced_names(block, where))
             content.append(NativePart(block=NativeBlock(provider=PROVIDER, data=block)))
     usage = data.get("usage") or {}
     if not isinstance(usage, dict):
         raise ResponseFormatError(PROVIDER, "usage", "expected an object")
     message = AssistantMessage(content=content, provider=PROVIDER, model=data.get("model", model))
     return Reply(message, usage, data.get("stop_reason"), loaded, data)
+
+
+def _referenced_names(block: JSON, where: str) -> list[str]:
+    """The tools a `tool_search_tool_result` loads: its content is a search result with
+    `tool_references`, or an error (`tool_search_tool_result_error`, which loads none)."""
+    result = require(block, "content", dict, PROVIDER, where)
+    refs = result.get("tool_references", [])
+    if not isinstance(refs, list):
+        raise ResponseFormatError(
+            PROVIDER,
+            f"{where}.content.tool_references",
+            f"expected list, got {type(refs).__name__}",
+        )
+    at = f"{where}.content.tool_references"
+    return [require(ref, "tool_name", str, PROVIDER, f"{at}.{r}") for r, ref in enumerate(refs)]

@@ -30,6 +30,8 @@ class Reply:
     stop_reason: str | None = None
     loaded_tool_names: list[str] = field(default_factory=list)
     raw: JSON = field(default_factory=dict)
+    refusal: str | None = None  # the model declined: its words (also a text part of `message`)
+    incomplete_details: JSON | None = None  # why an OpenAI Responses reply stopped early
 
 
 class ProviderError(DtlError, RuntimeError):
@@ -47,8 +49,11 @@ class ProviderError(DtlError, RuntimeError):
 
 
 def error_from_body(data: Any, provider: str, status: int | None = None) -> ProviderError | None:
-    """The ProviderError an error body stands for (Anthropic `{"type": "error", "error": {...}}`,
-    OpenAI `{"error": {...}}`, a Responses stream `error` event), or None for a response."""
+    """The ProviderError an error body stands for, or None for a response: Anthropic
+    `{"type": "error", "error": {...}}`, OpenAI `{"error": {...}}`, a Responses stream `error`
+    event, a Responses object whose `status` is `failed` (its `error` says why), the flat
+    `{"object": "error", "message", "type", "code"}` of OpenAI-compatible servers such as vLLM,
+    and a proxy's `{"error": "text"}`."""
     if not isinstance(data, dict):
         return None
     error = data.get("error")
@@ -58,7 +63,19 @@ def error_from_body(data: Any, provider: str, status: int | None = None) -> Prov
     if data.get("type") == "error" and "message" in data:  # Responses stream error event
         kind = data.get("code") or data.get("error_type")
         return ProviderError(provider, str(data["message"]), status, _text(kind))
+    if data.get("object") == "error" and "message" in data:  # vLLM and other compatible servers
+        kind = data.get("type") or data.get("code")
+        return ProviderError(provider, str(data["message"]), status, _text(kind))
+    if isinstance(error, str) and error and not _REPLY_KEYS & set(data):  # a proxy's own text
+        return ProviderError(provider, error, status, _text(data.get("type") or data.get("code")))
+    if data.get("status") == "failed" and isinstance(data.get("output"), list):
+        failure = error if isinstance(error, dict) else {}
+        message = str(failure.get("message") or "the response failed without an error message")
+        return ProviderError(provider, message, status, _text(failure.get("code")) or "failed")
     return None
+
+
+_REPLY_KEYS = {"choices", "output", "content", "message"}
 
 
 def _text(value: Any) -> str | None:

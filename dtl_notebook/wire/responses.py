@@ -432,11 +432,14 @@ def _request_diagnostics(
 
 
 def parse(response: Any, model: str | None = None) -> Reply:
-    """A Responses `Response` (SDK object or dict) as a neutral assistant message."""
+    """A Responses `Response` (SDK object or dict) as a neutral assistant message. A `failed`
+    response raises ProviderError (its error's code and message); an `incomplete` one keeps
+    `incomplete_details` on the Reply; a refusal is kept as text and on `Reply.refusal`."""
     data = as_dict(response, PROVIDER)
     items = require(data, "output", list, PROVIDER, "")
     content: list[TextPart | ToolCallPart | NativePart] = []
     loaded: list[str] = []
+    refusals: list[str] = []
     for i, item in enumerate(items):
         where = f"output.{i}"
         kind = require(item, "type", str, PROVIDER, where)
@@ -447,7 +450,9 @@ def parse(response: Any, model: str | None = None) -> Reply:
                     text = require(part, "text", str, PROVIDER, f"{where}.content.{j}")
                     content.append(TextPart(text=text))
                 elif ptype == "refusal":
-                    content.append(TextPart(text=str(part.get("refusal", ""))))
+                    refusal = require(part, "refusal", str, PROVIDER, f"{where}.content.{j}")
+                    content.append(TextPart(text=refusal))
+                    refusals.append(refusal)
         elif kind == "function_call":
             content.append(ToolCallPart(call=_function_call(item, where)))
         elif kind == "tool_search_call" and item.get("execution") == "client":
@@ -467,7 +472,18 @@ def parse(response: Any, model: str | None = None) -> Reply:
     if not isinstance(usage, dict):
         raise ResponseFormatError(PROVIDER, "usage", "expected an object")
     message = AssistantMessage(content=content, provider=PROVIDER, model=data.get("model", model))
-    return Reply(message, usage, data.get("status"), loaded, data)
+    details = data.get("incomplete_details")
+    if details is not None and not isinstance(details, dict):
+        raise ResponseFormatError(PROVIDER, "incomplete_details", "expected an object")
+    return Reply(
+        message,
+        usage,
+        data.get("status"),
+        loaded,
+        data,
+        refusal="".join(refusals) or None,
+        incomplete_details=details if data.get("status") == "incomplete" else None,
+    )
 
 
 def _function_call(item: JSON, where: str) -> ToolCall:

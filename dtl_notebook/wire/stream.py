@@ -1,12 +1,18 @@
 """Streamed and textual responses: server-sent events (or event lists) folded into the response
 object the provider would have returned unstreamed, with the SDKs' own accumulators.
 
-- Anthropic: `anthropic.lib.streaming` accumulates `message_*`/`content_block_*` events into a
-  message (the beta accumulator, which also tracks server tool blocks such as tool search).
-- OpenAI Responses: the `response.completed` (or `.incomplete` / `.failed`) event carries the
-  whole response.
-- Chat Completions (and Kimi): `openai.lib.streaming.chat.ChatCompletionStreamState` folds the
-  chunks into a `ChatCompletion`.
+A text may hold several streams one after another (a multi-step run logged as one body):
+`response_bodies` splits it into one response per stream, `response_body` refuses it naming
+where the second stream starts. A stream that lacks its terminal event is refused as cut short.
+
+- Anthropic: each `message_start` … `message_stop` is one message, accumulated by
+  `anthropic.lib.streaming` (the beta accumulator, which also tracks server tool blocks such as
+  tool search).
+- OpenAI Responses: each `response.created` … `response.completed` (or `.incomplete` /
+  `.failed`) is one response; the terminal event carries the whole response.
+- Chat Completions (and Kimi): the chunks of each completion `id` (in the order the ids first
+  appear, so interleaved completions come apart) are folded by
+  `openai.lib.streaming.chat.ChatCompletionStreamState` into a `ChatCompletion`.
 """
 
 from __future__ import annotations
@@ -29,35 +35,79 @@ _RESPONSES_DONE = ("response.completed", "response.incomplete", "response.failed
 def response_body(value: Any, provider: str) -> Any:
     """`value` as the provider's response object: JSON text and bytes are decoded, an event
     stream (SSE text/bytes, JSON lines, or a list of event dicts) is accumulated; SDK objects
-    and dicts pass through. An error event or error body raises ProviderError."""
+    and dicts pass through. An error event or error body raises ProviderError; a text holding
+    more than one stream raises ResponseFormatError naming where the second one starts."""
+    events = _events(value, provider)
+    if events is None:
+        return _decoded(value)
+    streams = split_streams(events, provider)
+    if len(streams) > 1:
+        start = streams[1][0]
+        raise ResponseFormatError(
+            provider,
+            f"<stream>.{start}",
+            f"a second stream starts here ({_describe(events[start], provider)}); "
+            "parse_responses reads each stream as its own reply",
+        )
+    return _accumulate(events, provider, streams[0])
+
+
+def response_bodies(value: Any, provider: str) -> list[Any]:
+    """Every response `value` holds: one per stream for streamed text, else `[response_body]`."""
+    events = _events(value, provider)
+    if events is None:
+        return [_decoded(value)]
+    return [
+        _accumulate([events[i] for i in at], provider, at) for at in split_streams(events, provider)
+    ]
+
+
+def _decoded(value: Any) -> Any:
     if isinstance(value, (str, bytes)):
-        return _from_text(value, provider)
-    if isinstance(value, list):
-        if not value:
-            raise ResponseFormatError(provider, "<stream>", "no events")
-        return accumulate(value, provider)
+        return json.loads(value)  # _events has checked that it is one JSON document
     return value
 
 
-def _from_text(body: str | bytes, provider: str) -> Any:
-    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+def _events(value: Any, provider: str) -> list[Any] | None:
+    """The stream events `value` holds, or None when it is one whole (or JSON) response."""
+    if isinstance(value, list):
+        if not value:
+            raise ResponseFormatError(provider, "<stream>", "no events")
+        return value
+    if not isinstance(value, (str, bytes)):
+        return None
+    text = _text(value, provider)
     stripped = text.lstrip()
-    kind = type(body).__name__
+    kind = type(value).__name__
     if not stripped:
         raise ResponseFormatError(provider, "<root>", f"expected an object, got an empty {kind}")
     if stripped.startswith(("event:", "data:", ":")):
-        return accumulate(sse_events(text, provider), provider)
+        return sse_events(text, provider)
     try:
-        return json.loads(text)
+        json.loads(text)
     except json.JSONDecodeError as exc:
         lines = [line for line in text.splitlines() if line.strip()]
         if exc.msg == "Extra data" and len(lines) > 1:  # one event JSON per line
-            return accumulate(_json_lines(lines, provider), provider)
+            return _json_lines(lines, provider)
         raise ResponseFormatError(
             provider,
             "<root>",
             f"expected an object, got {kind} that is not JSON ({exc.msg}); "
             f"the body starts {body_preview(text)}",
+        ) from None
+    except RecursionError:
+        raise ResponseFormatError(provider, "<root>", "JSON nested too deep to read") from None
+    return None
+
+
+def _text(body: str | bytes, provider: str) -> str:
+    if isinstance(body, str):
+        return body
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResponseFormatError(
+            provider, "<root>", f"not UTF-8: byte {body[exc.start]:#04x} at offset {exc.start}"
         ) from None
 
 
@@ -70,34 +120,43 @@ def _json_lines(lines: list[str], provider: str) -> list[Any]:
             raise ResponseFormatError(
                 provider, f"<stream>.line {number}", f"not JSON ({exc.msg}): {body_preview(line)}"
             ) from None
+        except RecursionError:
+            raise ResponseFormatError(
+                provider, f"<stream>.line {number}", "JSON nested too deep to read"
+            ) from None
     return events
 
 
 def sse_events(body: str | bytes, provider: str) -> list[Any]:
-    """The JSON data of each server-sent event (the SDK's decoder); `[DONE]` ends the stream."""
+    """The JSON data of each server-sent event (the SDK's decoder); `[DONE]` ends a stream, and
+    events after it (a next stream) are read too."""
     raw = body.encode() if isinstance(body, str) else body
     events: list[Any] = []
     for number, event in enumerate(SSEDecoder().iter_bytes(iter([raw]))):
-        if event.data.strip() == "[DONE]":
-            break
-        if not event.data.strip():
+        if not event.data.strip() or event.data.strip() == "[DONE]":
             continue
+        where = f"<stream>.event {number} ({event.event or 'message'})"
         try:
             events.append(json.loads(event.data))
         except json.JSONDecodeError as exc:
             raise ResponseFormatError(
-                provider,
-                f"<stream>.event {number} ({event.event or 'message'})",
-                f"data is not JSON ({exc.msg}): {body_preview(event.data)}",
+                provider, where, f"data is not JSON ({exc.msg}): {body_preview(event.data)}"
             ) from None
+        except RecursionError:
+            raise ResponseFormatError(provider, where, "data nested too deep to read") from None
     if not events:
         raise ResponseFormatError(provider, "<stream>", f"no events in {body_preview(body)}")
     return events
 
 
 def accumulate(events: list[Any], provider: str) -> JSON:
-    """The final response object a list of stream events adds up to."""
-    for i, event in enumerate(events):
+    """The final response object a list of stream events (one stream) adds up to."""
+    return _accumulate(events, provider, list(range(len(events))))
+
+
+def _accumulate(events: list[Any], provider: str, at: list[int]) -> JSON:
+    """One stream's response; `at[i]` is where events[i] sits in the whole text (for errors)."""
+    for i, event in zip(at, events, strict=True):
         if not isinstance(event, dict):
             raise ResponseFormatError(
                 provider, f"<stream>.{i}", f"expected an event object, got {type(event).__name__}"
@@ -106,10 +165,54 @@ def accumulate(events: list[Any], provider: str) -> JSON:
         if error is not None:
             raise error
     if provider == "anthropic":
-        return _anthropic(events)
+        return _anthropic(events, at)
     if provider == "openai-responses":
         return _responses(events)
-    return _chat(events, provider)
+    return _chat(events, provider, at)
+
+
+def split_streams(events: list[Any], provider: str) -> list[list[int]]:
+    """The streams in `events`, each as the indexes of its events, in order."""
+    if provider not in ("anthropic", "openai-responses"):
+        return _chat_streams(events)
+    starts = [0]
+    opened = closed = False
+    for i, event in enumerate(events):
+        kind = _kind(event)
+        if provider == "anthropic":
+            if kind == "message_start" and opened:
+                starts.append(i)
+            opened = opened or kind == "message_start"
+        elif kind.startswith("response."):  # not error events, nor a client's own events
+            if (kind == "response.created" and opened) or closed:
+                starts.append(i)
+            opened, closed = True, kind in _RESPONSES_DONE
+    ends = [*starts[1:], len(events)]
+    return [list(range(a, b)) for a, b in zip(starts, ends, strict=True)]
+
+
+def _chat_streams(events: list[Any]) -> list[list[int]]:
+    """Chat chunks carry their completion's `id`: one stream per id, in the order the ids first
+    appear (chunks of interleaved completions come apart); a chunk without an id stays with
+    the one before it (and is named when it is validated)."""
+    groups: dict[Any, list[int]] = {}
+    key: Any = None
+    for i, event in enumerate(events):
+        found = event.get("id") if isinstance(event, dict) else None
+        key = found if isinstance(found, str) else key
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def _kind(event: Any) -> str:
+    kind = event.get("type") if isinstance(event, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+def _describe(event: Any, provider: str) -> str:
+    if provider in ("anthropic", "openai-responses"):
+        return _kind(event) or "an event"
+    return f"completion {event.get('id')!r}" if isinstance(event, dict) else "a chunk"
 
 
 _ANTHROPIC_EVENTS = {
@@ -122,11 +225,12 @@ _ANTHROPIC_EVENTS = {
 }
 
 
-def _anthropic(events: list[JSON]) -> JSON:
+def _anthropic(events: list[JSON], at: list[int]) -> JSON:
     snapshot: Any = None
     headers = httpx2.Headers()
     buffers: dict[int, bytes] = {}
-    for i, event in enumerate(events):
+    stopped = False
+    for i, event in zip(at, events, strict=True):
         kind = event.get("type")
         if not isinstance(kind, str):
             raise ResponseFormatError("anthropic", f"<stream>.{i}.type", "missing")
@@ -136,6 +240,7 @@ def _anthropic(events: list[JSON]) -> JSON:
             raise ResponseFormatError(
                 "anthropic", f"<stream>.{i}.type", f"{kind!r} before message_start"
             )
+        stopped = kind == "message_stop"
         try:
             snapshot = accumulate_event(
                 event=event,  # type: ignore[arg-type]  # the SDK constructs its model from a dict
@@ -143,10 +248,16 @@ def _anthropic(events: list[JSON]) -> JSON:
                 json_bufs=buffers,
                 request_headers=headers,
             )
-        except (ValueError, IndexError, AttributeError, TypeError) as exc:
+        except (ValueError, IndexError, AttributeError, TypeError, KeyError) as exc:
             raise ResponseFormatError("anthropic", f"<stream>.{i}", str(exc)) from None
     if snapshot is None:
         raise ResponseFormatError("anthropic", "<stream>", "no message_start event")
+    if not stopped:
+        raise ResponseFormatError(
+            "anthropic",
+            "<stream>",
+            f"no message_stop event (the stream ends with {events[-1].get('type')!r}: cut short?)",
+        )
     data = snapshot.model_dump(mode="json", exclude_none=True, warnings=False)
     assert isinstance(data, dict)
     return data
@@ -165,18 +276,29 @@ def _responses(events: list[JSON]) -> JSON:
     )
 
 
-def _chat(events: list[JSON], provider: str) -> JSON:
+def _chat(events: list[JSON], provider: str, at: list[int]) -> JSON:
     state: ChatCompletionStreamState[None] = ChatCompletionStreamState()
-    for i, event in enumerate(events):
+    for i, event in zip(at, events, strict=True):
         try:
             chunk = ChatCompletionChunk.model_validate(event)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ResponseFormatError(provider, f"<stream>.{i}.{where}", first["msg"]) from None
-        state.handle_chunk(chunk)
+        try:
+            state.handle_chunk(chunk)
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
+            raise ResponseFormatError(provider, f"<stream>.{i}", f"{exc!r}") from None
     data = state.get_final_completion().model_dump(mode="json", exclude_none=True, warnings=False)
     assert isinstance(data, dict)
+    unfinished = [c.get("index") for c in data.get("choices") or [] if not c.get("finish_reason")]
+    if unfinished or not data.get("choices"):
+        raise ResponseFormatError(
+            provider,
+            "<stream>",
+            f"completion {data.get('id')!r}: no chunk with a finish_reason for choice "
+            f"{unfinished[0] if unfinished else 0} (cut short?)",
+        )
     if "usage" not in data:  # Moonshot puts a stream's usage in the last chunk's choice
         found = [c["usage"] for e in events for c in e.get("choices") or [] if "usage" in c]
         if found and isinstance(found[-1], dict):

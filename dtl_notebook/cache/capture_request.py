@@ -1,0 +1,140 @@
+"""A captured request body: the provider it was written for, and the shape it must have
+before it is analyzed.
+
+A capture is read from a file nobody checked, so every list the context renderers walk
+(tools, system blocks, messages or input items, their content blocks, tool calls, tool
+references) must hold objects, and nesting must stay within what the readers can walk. The
+first problem is named by its JSON path and the value found there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from dtl_notebook.agent.secrets import redact
+from dtl_notebook.wire.reply import body_preview
+
+MAX_DEPTH = 200  # far beyond any provider body; deeper JSON would exhaust Python's stack
+
+
+def detect_provider(payload: dict[str, Any], url: str | None = None) -> str:
+    """The provider a request was written for: from the URL it went to when there is one
+    (Moonshot's host is Kimi), else from the body's shape. The one detection every reader of
+    captures (the audit and the view) uses."""
+    found = provider_from_url(url) if url else None
+    if found is not None:
+        return found
+    if "input" in payload or "instructions" in payload:
+        return "openai-responses"
+    messages = payload.get("messages") or []
+    if "max_tokens" in payload and ("system" in payload or _has_blocks(messages)):
+        return "anthropic"
+    if any(m.get("role") == "system" and "tools" in m for m in messages if isinstance(m, dict)):
+        return "kimi"
+    if str(payload.get("model", "")).startswith("claude-"):
+        return "anthropic"
+    return "openai-chat"
+
+
+def _has_blocks(messages: list[Any]) -> bool:
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in {"tool_use", "tool_result", "text", "image"}
+            for b in content
+        ):
+            return True
+    return False
+
+
+def provider_from_url(url: str) -> str | None:
+    """The provider whose generation endpoint `url` calls, or None for any other URL."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    if path.endswith("/messages"):
+        return "anthropic"
+    if path.endswith("/responses"):
+        return "openai-responses"
+    if path.endswith("/chat/completions"):
+        return "kimi" if "moonshot" in parts.netloc else "openai-chat"
+    return None
+
+
+def request_problem(body: dict[str, Any]) -> str | None:
+    """What is wrong with a request body's shape ("messages[2]: expected an object, got
+    'hi'"), or None."""
+    try:
+        _objects(body, "tools", "tools")
+        _objects(body, "messages", "messages", each=_item)
+        _objects(body, "input", "input", each=_item, text=True)
+        _objects(body, "system", "system", text=True)
+        choice = body.get("tool_choice")
+        if choice is not None and not isinstance(choice, (str, dict)):
+            raise _Problem(f"tool_choice: expected an object or a string, got {_show(choice)}")
+        for i, tool in enumerate(body.get("tools") or []):
+            _tool(tool, f"tools[{i}]")
+    except _Problem as problem:
+        return str(problem)
+    return _too_deep(body)
+
+
+class _Problem(Exception):
+    pass
+
+
+def _objects(
+    parent: dict[str, Any], key: str, where: str, *, each: Any = None, text: bool = False
+) -> None:
+    """parent[key], when present, is a list of objects (or, with `text`, a string)."""
+    value = parent.get(key)
+    if value is None or (text and isinstance(value, str)):
+        return
+    if not isinstance(value, list):
+        raise _Problem(f"{where}: expected a list, got {_show(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise _Problem(f"{where}[{i}]: expected an object, got {_show(item)}")
+        if each is not None:
+            each(item, f"{where}[{i}]")
+
+
+def _tool(tool: dict[str, Any], where: str) -> None:
+    function = tool.get("function")
+    if function is not None and not isinstance(function, dict):
+        raise _Problem(f"{where}.function: expected an object, got {_show(function)}")
+    _objects(tool, "tools", f"{where}.tools", each=_tool)  # a namespace's members
+
+
+def _item(item: dict[str, Any], where: str) -> None:
+    """A message or input item: its content blocks, tool calls and carried tools."""
+    _objects(item, "content", f"{where}.content", each=_block, text=True)
+    _objects(item, "tool_calls", f"{where}.tool_calls", each=_tool)
+    _objects(item, "tools", f"{where}.tools", each=_tool)  # Kimi's carrier, tool_search_output
+
+
+def _block(block: dict[str, Any], where: str) -> None:
+    content = block.get("content")
+    if isinstance(content, dict):  # tool_search_tool_result
+        _objects(content, "tool_references", f"{where}.content.tool_references")
+    else:
+        _objects(block, "content", f"{where}.content", text=True)
+
+
+def _too_deep(body: Any) -> str | None:
+    stack: list[tuple[Any, int]] = [(body, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep"
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, (dict, list)):
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return body_preview(value, 40)
+    text = redact(repr(value))
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:40] + '…'}"
