@@ -11,9 +11,8 @@ from IPython.display import display
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.session import Session
 from dtl_notebook.agent.tool_search import SessionSearch
+from dtl_notebook.demo import DEMO_MODELS, demo_catalog
 from dtl_notebook.live.agent import Agent
-from dtl_notebook.live.catalog import demo_catalog
-from dtl_notebook.live.demos import DEMO_MODELS
 from dtl_notebook.notebook.args import (
     PROVIDERS,
     HelpShown,

@@ -17,8 +17,8 @@ from IPython.display import display
 from traitlets import Int, TraitError, Unicode, validate
 
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live.agent import Agent, TurnError
-from dtl_notebook.live.demos import DEMO_MODELS, demo_session
 from dtl_notebook.live.transport import KEY_VARIABLES, emulator_transport, live_transport, redact
 from dtl_notebook.notebook.args import (
     ENGINES,
