@@ -23,7 +23,6 @@ from dtl_notebook.live.transport import KEY_VARIABLES, emulator_transport, live_
 from dtl_notebook.notebook.args import (
     ENGINES,
     LOCAL_ENGINES,
-    PROVIDERS,
     TRANSPORTS,
     CellArgs,
     check_fits,
@@ -32,6 +31,7 @@ from dtl_notebook.notebook.args import (
 )
 from dtl_notebook.notebook.commands import Commands
 from dtl_notebook.notebook.widget import AgentView
+from dtl_notebook.wire import PROVIDERS
 
 _VARIABLE = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
