@@ -2,7 +2,8 @@
 
 `demo_catalog()` is ~200 namespaced tools over a small fake business world, `demo_session()`
 a session of them with only the search tool and a few file tools active, and the recorded demo
-runs (one per provider) replay offline.
+runs (one per provider) replay offline. Anything else that only serves the lessons (a demo
+server, say) belongs here too, never in the layers below.
 """
 
 from dtl_notebook.demo.catalog import (
