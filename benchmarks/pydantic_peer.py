@@ -38,7 +38,7 @@ from workload_script import CATALOGS, Turn, conversation
 
 import dtl_notebook
 from dtl_notebook.cache import analyze
-from dtl_notebook.live.catalog import core_tool_names
+from dtl_notebook.demo import core_tool_names
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import ScriptedPolicy
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from dtl_notebook import Session
 from dtl_notebook.agent.sections import tool_catalog
-from dtl_notebook.live import Agent, demo_catalog
-from dtl_notebook.live.catalog import core_tool_names
+from dtl_notebook.demo import core_tool_names, demo_catalog
+from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView, export_html
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtl_notebook import Tool
-from dtl_notebook.live import demo_catalog
+from dtl_notebook.demo import demo_catalog
 from dtl_notebook.live.policies import fill_arguments
 from dtl_notebook.live.view import VisibleTool
 

@@ -11,8 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from dtl_notebook.demo import DEMO_MODELS, DEMO_TURNS, demo_session
 from dtl_notebook.live.agent import Agent
-from dtl_notebook.live.demos import DEMO_MODELS, DEMO_TURNS, demo_session
 
 TOUR = Path("notebooks") / "01_tour.ipynb"
 

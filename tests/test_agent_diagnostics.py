@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dtl_notebook import Session
-from dtl_notebook.live import Agent, demo_catalog
+from dtl_notebook.demo import demo_catalog
+from dtl_notebook.live import Agent
 
 
 @pytest.mark.parametrize(

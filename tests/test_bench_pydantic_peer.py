@@ -20,8 +20,7 @@ from prefix_metrics import render
 from pydantic_peer import PEERS, run_peer
 from workload_script import conversation
 
-from dtl_notebook.live import demo_catalog
-from dtl_notebook.live.catalog import core_tool_names
+from dtl_notebook.demo import core_tool_names, demo_catalog
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 TURNS = 4  # two discoveries (turns 0 and 3) and two follow-ups

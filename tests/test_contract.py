@@ -29,7 +29,8 @@ from dtl_notebook.agent import (
 )
 from dtl_notebook.cache import analyze
 from dtl_notebook.context import model_context
-from dtl_notebook.live import Agent, demo_catalog
+from dtl_notebook.demo import demo_catalog
+from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView, export_html
 from dtl_notebook.wire import build_request, parse_response
 from tests.notebook_shell import line_magic, run_cell, write_capture

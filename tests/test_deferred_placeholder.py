@@ -11,8 +11,8 @@ import pytest
 from dtl_notebook import Session, ToolCall
 from dtl_notebook.cache import analyze
 from dtl_notebook.cache.diagnostics import FIRST_DEFERRED, NO_MORE_DEFERRED
+from dtl_notebook.demo import demo_session
 from dtl_notebook.live import Agent
-from dtl_notebook.live.demos import demo_session
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.anthropic import PLACEHOLDER
 

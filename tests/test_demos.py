@@ -6,7 +6,7 @@ import pytest
 
 from dtl_notebook.agent import ToolResultMessage
 from dtl_notebook.cache import cache_rule
-from dtl_notebook.live.demos import DEMO_MODELS, recording_path, replay_demo
+from dtl_notebook.demo import DEMO_MODELS, recording_path, replay_demo
 
 
 @pytest.mark.parametrize("provider", list(DEMO_MODELS))

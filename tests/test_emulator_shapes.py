@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dtl_notebook.demo import demo_session
 from dtl_notebook.live import Agent
-from dtl_notebook.live.demos import demo_session
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 

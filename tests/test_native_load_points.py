@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from dtl_notebook.demo import demo_session
 from dtl_notebook.live import Agent
-from dtl_notebook.live.demos import demo_session
 
 CASES = [
     ("anthropic", "claude-sonnet-4-6", "native-bm25", "native_search", "messages."),

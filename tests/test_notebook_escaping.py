@@ -25,8 +25,8 @@ from IPython.utils.capture import capture_output
 
 from dtl_notebook import Session, Tool
 from dtl_notebook.cache import analyze
+from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live import Agent, ScriptedPolicy, redact
-from dtl_notebook.live.demos import DEMO_MODELS
 from dtl_notebook.notebook import AgentView, export_html
 from dtl_notebook.notebook.context_pane import inline_diff
 from dtl_notebook.notebook.html import esc, json_html

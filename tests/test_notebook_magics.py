@@ -17,8 +17,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 import dtl_notebook
 from dtl_notebook import Session, ToolResultMessage, UserMessage
+from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent
-from dtl_notebook.live.demos import DEMO_MODELS, demo_session
 from dtl_notebook.live.transport import KEY_VARIABLES
 from dtl_notebook.notebook import AgentView
 from dtl_notebook.notebook.magics import AgentMagics

@@ -13,8 +13,8 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from dtl_notebook.agent import storage as storage_module
 from dtl_notebook.cache import analyze
+from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent, AgentEvent, TurnError
-from dtl_notebook.live.demos import DEMO_MODELS, demo_session
 from dtl_notebook.notebook import AgentView, export_html
 from dtl_notebook.notebook import widget as widget_module
 from dtl_notebook.notebook.document import timeline_item
@@ -514,8 +514,8 @@ def test_timeline_counts_the_tools_each_request_adds() -> None:
 def test_the_state_pane_reports_the_catalog_size_and_the_context_pane_the_providers_diagnosis() -> (
     None
 ):
+    from dtl_notebook.demo import demo_session
     from dtl_notebook.live import Agent
-    from dtl_notebook.live.demos import demo_session
     from dtl_notebook.notebook import AgentView
 
     agent = Agent(demo_session(), "anthropic", "claude-sonnet-4-6", diagnostics=True)

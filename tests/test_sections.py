@@ -22,8 +22,7 @@ from dtl_notebook.agent.catalog_groups import (
     rounded_count,
     tool_group,
 )
-from dtl_notebook.live.catalog import core_tool_names, demo_catalog
-from dtl_notebook.live.demos import demo_group_summaries, demo_session
+from dtl_notebook.demo import core_tool_names, demo_catalog, demo_group_summaries, demo_session
 
 
 def test_render_preamble_untagged_others_tagged_empty_skipped() -> None:

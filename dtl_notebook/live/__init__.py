@@ -1,7 +1,6 @@
-"""Layer 5: running turns against real providers or the in-process emulator."""
+"""Layer 5: the agent loop, its transports (live, emulator, replay) and recordings."""
 
 from dtl_notebook.live.agent import Agent, AgentEvent, Step, StepState, TurnError, TurnResult
-from dtl_notebook.live.catalog import demo_catalog
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import KeywordPolicy, ScriptedPolicy
 from dtl_notebook.live.recording import Recorder, ReplayError, ReplayTransport
@@ -30,7 +29,6 @@ __all__ = [
     "StepState",
     "TurnError",
     "TurnResult",
-    "demo_catalog",
     "emulator_transport",
     "live_transport",
     "redact",

@@ -14,9 +14,8 @@ from IPython.core.error import UsageError
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from dtl_notebook.agent.checks import shown
-from dtl_notebook.live.demos import DEMO_MODELS
+from dtl_notebook.wire import PROVIDERS
 
-PROVIDERS = tuple(DEMO_MODELS)
 LOCAL_ENGINES = ("bm25", "regex", "keyword")
 NATIVE_SEARCH = {
     "anthropic": ("native-bm25", "native-regex"),

@@ -11,11 +11,9 @@ from IPython.display import display
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.session import Session
 from dtl_notebook.agent.tool_search import SessionSearch
+from dtl_notebook.demo import DEMO_MODELS, demo_catalog
 from dtl_notebook.live.agent import Agent
-from dtl_notebook.live.catalog import demo_catalog
-from dtl_notebook.live.demos import DEMO_MODELS
 from dtl_notebook.notebook.args import (
-    PROVIDERS,
     HelpShown,
     Parser,
     check_name,
@@ -32,6 +30,7 @@ from dtl_notebook.notebook.records import (
     from_capture,
 )
 from dtl_notebook.notebook.widget import AgentView
+from dtl_notebook.wire import PROVIDERS
 
 if TYPE_CHECKING:
     from dtl_notebook.notebook.magics import AgentMagics

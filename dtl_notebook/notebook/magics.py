@@ -17,13 +17,12 @@ from IPython.display import display
 from traitlets import Int, TraitError, Unicode, validate
 
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live.agent import Agent, TurnError
-from dtl_notebook.live.demos import DEMO_MODELS, demo_session
 from dtl_notebook.live.transport import KEY_VARIABLES, emulator_transport, live_transport, redact
 from dtl_notebook.notebook.args import (
     ENGINES,
     LOCAL_ENGINES,
-    PROVIDERS,
     TRANSPORTS,
     CellArgs,
     check_fits,
@@ -32,6 +31,7 @@ from dtl_notebook.notebook.args import (
 )
 from dtl_notebook.notebook.commands import Commands
 from dtl_notebook.notebook.widget import AgentView
+from dtl_notebook.wire import PROVIDERS
 
 _VARIABLE = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -13,8 +13,8 @@ from typing import Any
 import anywidget
 import traitlets
 
+from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.agent import Agent, AgentEvent, Step
-from dtl_notebook.live.demos import DEMO_MODELS
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import (
     agent_header,
@@ -32,9 +32,9 @@ from dtl_notebook.notebook.records import (
     preview_record,
     step_records,
 )
+from dtl_notebook.wire import PROVIDERS
 
 STATIC = Path(__file__).parent / "static"
-PROVIDERS = tuple(DEMO_MODELS)
 CHUNK = 200  # timeline items per message when a front end asks for the history
 
 

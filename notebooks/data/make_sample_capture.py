@@ -17,7 +17,8 @@ from pathlib import Path
 
 from dtl_notebook import Session
 from dtl_notebook.agent.sections import tool_catalog
-from dtl_notebook.live import Agent, demo_catalog
+from dtl_notebook.demo import demo_catalog
+from dtl_notebook.live import Agent
 
 OUT = Path(__file__).with_name("sample_capture.jsonl")
 DOMAINS = {"shipping", "weather", "billing"}

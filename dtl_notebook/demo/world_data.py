@@ -1,4 +1,4 @@
-"""The fake data the demo tools draw on, read from data/demo_world.json and validated.
+"""The world the demo tools draw on, read from data/demo_world.json and validated.
 
 The data (names, cities, countries, exchange rates, products, seed files, knowledge base...)
 lives in package data; `demo_data()` reads and validates it once, on first use. Numbers keep
@@ -79,9 +79,6 @@ class DemoData(BaseModel):
     last_names: tuple[str, ...]
     company_words: tuple[str, ...]
     company_suffixes: tuple[str, ...]
-    # rules: ["fixed", month, day] | ["easter", offset days] | ["nth", month, weekday, n]
-    holidays: dict[str, tuple[tuple[str, tuple[Any, ...]], ...]]
-    holiday_aliases: dict[str, str]
     timezones: dict[str, tuple[Num, str | None]]  # standard UTC offset, daylight-saving rule
     cities: tuple[_City, ...]
     city_aliases: dict[str, str]
@@ -97,21 +94,8 @@ class DemoData(BaseModel):
     seed_tickets: tuple[SeedTicket, ...]
     carriers: dict[str, dict[str, Any]]
     service_levels: dict[str, int]
-    return_reasons: tuple[str, ...]
-    discount_codes: dict[str, tuple[Num, Num, str]]  # percent, minimum order, label
-    tax_rates: dict[str, Num]
-    email_templates: dict[str, tuple[str, str]]  # subject, body
-    unit_tables: dict[str, dict[str, Num]]
-    duration_units: dict[str, int]
-    airlines: tuple[tuple[str, str], ...]
-    cabins: dict[str, Num]
-    hotel_names: tuple[str, ...]
-    car_classes: dict[str, Num]
-    sla_hours: dict[str, tuple[int, int]]  # first response, resolution
-    leave_types: dict[str, int]
-    open_positions: tuple[tuple[str, str, str, str, str], ...]
+    length_units: dict[str, Num]  # metres per unit
     kb_articles: dict[str, tuple[str, str, str]]  # title, category, body
-    glossary: dict[str, str]
 
 
 def parse_demo_data(text: str) -> DemoData:
@@ -127,7 +111,7 @@ def parse_demo_data(text: str) -> DemoData:
 @lru_cache(maxsize=1)
 def demo_data() -> DemoData:
     """The validated demo data, read once from the package data."""
-    text = resources.files("dtl_notebook.live").joinpath("data", DATA_FILE).read_text("utf-8")
+    text = resources.files("dtl_notebook.demo").joinpath("data", DATA_FILE).read_text("utf-8")
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:

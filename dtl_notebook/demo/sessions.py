@@ -1,19 +1,17 @@
 """The demo session, and the recorded demo runs shipped with the package (one per provider).
 
-Regenerate the recordings with `python -m dtl_notebook.live.demos` after a change to the wire
-format; the recordings come from the emulator (no provider was called).
+Regenerate the recordings with `python -m dtl_notebook.demo.sessions` after a change to the
+wire format; the recordings come from the emulator (no provider was called).
 """
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from pathlib import Path
 
 from dtl_notebook.agent.sections import tool_catalog
 from dtl_notebook.agent.session import Session
+from dtl_notebook.demo.catalog import core_tool_names, demo_catalog, demo_group_summaries
 from dtl_notebook.live.agent import Agent
-from dtl_notebook.live.catalog import core_tool_names, demo_catalog
 from dtl_notebook.live.recording import ReplayTransport
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -24,13 +22,6 @@ DEMO_MODELS = {
     "openai-chat": "gpt-4.1",
     "kimi": "kimi-k2",
 }
-
-
-def demo_group_summaries() -> dict[str, str]:
-    """One line per demo namespace for the grouped catalog (package data)."""
-    data = resources.files("dtl_notebook.live").joinpath("data", "catalog_groups.json")
-    summaries: dict[str, str] = json.loads(data.read_text("utf-8"))
-    return summaries
 
 
 def demo_session(search: str = "bm25", *, grouped_catalog: bool = True) -> Session:
