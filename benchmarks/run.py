@@ -20,7 +20,7 @@ from typing import Any
 
 from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolRegistry, make_engine, split_deferred_tools
-from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.wire import build_request
 

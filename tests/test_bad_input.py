@@ -1208,7 +1208,7 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
 ) -> None:
     import os
 
-    from dtl_notebook.agent import storage
+    from dtl_notebook.agent import files
 
     path = tmp_path / "run.jsonl"
     agent = Agent(fresh(), "anthropic", ANTHROPIC, record=str(path))
@@ -1223,7 +1223,7 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
         real_fsync(fd)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(storage.os, "fsync", killed)
+    monkeypatch.setattr(files.os, "fsync", killed)
     with pytest.raises(KeyboardInterrupt):
         agent.run("And in Oslo?")
     monkeypatch.undo()
