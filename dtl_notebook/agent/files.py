@@ -146,7 +146,10 @@ def _sync_folder(folder: Path) -> None:
     directory = getattr(os, "O_DIRECTORY", None)
     if directory is None:  # pragma: no cover - Windows
         return
-    fd = os.open(folder, os.O_RDONLY | directory)
+    try:
+        fd = os.open(folder, os.O_RDONLY | directory)
+    except PermissionError:
+        return  # a folder this process may write but not read: there is nothing to sync it by
     try:
         os.fsync(fd)
     except OSError as exc:

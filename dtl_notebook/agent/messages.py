@@ -19,18 +19,17 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _unicode(value: str) -> str:
-    problem = surrogate_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
-
-
 class TextPart(_Model):
     type: Literal["text"] = "text"
     text: str
 
-    _valid_text = field_validator("text")(_unicode)
+    @field_validator("text")
+    @classmethod
+    def _valid_text(cls, text: str) -> str:
+        problem = surrogate_problem(text)
+        if problem:
+            raise ValueError(problem)
+        return text
 
 
 class ImagePart(_Model):
