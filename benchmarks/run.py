@@ -20,7 +20,7 @@ from typing import Any
 
 from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolRegistry, make_engine, split_deferred_tools
-from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.wire import build_request
 
@@ -189,12 +189,14 @@ def _first_request_summary(rows: list[dict[str, Any]]) -> str:
 
 
 def main() -> None:
+    from load_scale import load_rows
     from memory import memory_rows  # both import this module's workload builders
     from view import view_rows, view_table
 
     rows = speed_rows()  # timed with nothing else running
     rows += overhead_rows(CATALOGS["2,000-tool catalog"]())
     rows += memory_rows()
+    rows += load_rows()
     speed = speed_table(rows)
     print(speed)
     turn_cost = _turn_cost_section()

@@ -41,6 +41,7 @@ from dtl_notebook.context import model_context
 from dtl_notebook.live import Agent, KeywordPolicy, Recorder, ReplayTransport, ScriptedPolicy
 from dtl_notebook.live.recording import ReplayError
 from dtl_notebook.notebook.args import CellArgs, check_name, model_from, split_line
+from dtl_notebook.notebook.export import export_html
 from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request, parse_response
 from dtl_notebook.wire.validate import WireValidationError
 
@@ -108,6 +109,17 @@ def load_with(change: Callable[[dict[str, Any]], Any]) -> Callable[[Ctx], object
     return run
 
 
+def load_binding(functions: Any) -> Callable[[Ctx], object]:
+    """Session.load of a good file with a bad `functions` argument."""
+
+    def run(ctx: Ctx) -> object:
+        path = ctx.tmp / "good.json"
+        path.write_text(json.dumps(saved_data()))
+        return Session.load(path, functions)
+
+    return run
+
+
 def setter(*path: Any, value: Any) -> Callable[[dict[str, Any]], None]:
     def change(data: dict[str, Any]) -> None:
         target = data
@@ -161,6 +173,7 @@ class Case:
 
 
 NAN, INF = math.nan, math.inf
+LONE = "ab\udcff"  # what os.fsdecode makes of b"ab\xff"
 C = Case
 CASES: list[Case] = [
     # -- tools and the registry --------------------------------------------------------------
@@ -211,6 +224,33 @@ CASES: list[Case] = [
     C("registry-unknown", lambda c: ToolRegistry().get("nope"), UnknownToolError, "nope"),
     # -- building a session ------------------------------------------------------------------
     C("session-system-int", lambda c: Session(system=5), TypeError, "system"),
+    # a lone surrogate, as os.fsdecode makes of bytes that are not UTF-8: never saved or sent
+    C("session-system-surrogate", lambda c: Session(system=LONE), ValueError, "system"),
+    C(
+        "session-section-surrogate",
+        lambda c: Session(sections={"rules": LONE}),
+        ValueError,
+        "section 'rules' holds a lone surrogate '\\udcff' at position 2",
+    ),
+    C(
+        "prompt-section-surrogate",
+        lambda c: c.s.prompt.__setitem__("rules", LONE),
+        ValueError,
+        "section 'rules'",
+        fresh,
+    ),
+    C(
+        "tool-description-surrogate",
+        lambda c: Tool("t", description=LONE),
+        ToolDefinitionError,
+        "description",
+    ),
+    C(
+        "tool-params-surrogate",
+        lambda c: Tool("t", parameters={"type": "object", "properties": {LONE: {}}}),
+        ToolDefinitionError,
+        "schema['properties'] key",
+    ),
     C("session-tools-str", lambda c: Session(tools="abc"), TypeError, "tools"),
     C("session-tools-dict-item", lambda c: Session(tools=[{"name": "x"}]), TypeError, "tools[0]"),
     C(
@@ -272,6 +312,22 @@ CASES: list[Case] = [
     C("user-int", lambda c: c.s.user(5), TypeError, "content", fresh),
     C("user-empty", lambda c: c.s.user(""), ValueError, "content", fresh),
     C("user-blank", lambda c: c.s.user("   "), ValueError, "content", fresh),
+    C("user-surrogate", lambda c: c.s.user(LONE), ValueError, "content", fresh),
+    C(
+        "user-part-surrogate",
+        lambda c: c.s.user([TextPart(text=LONE)]),
+        ValidationError,
+        "lone surrogate",
+        fresh,
+    ),
+    C("assistant-surrogate", lambda c: c.s.assistant(LONE), ValueError, "text", fresh),
+    C(
+        "append-dict-surrogate",
+        lambda c: c.s.append({"role": "user", "content": [{"type": "text", "text": LONE}]}),
+        TranscriptError,
+        "message.content[0].text",
+        fresh,
+    ),
     C("user-empty-list", lambda c: c.s.user([]), TypeError, "content", fresh),
     C("user-dict", lambda c: c.s.user({"text": "x"}), TypeError, "content", fresh),
     C(
@@ -419,6 +475,13 @@ CASES: list[Case] = [
     C("result-content-none", lambda c: c.s.tool_result("c1", None), TypeError, "content", pending),
     C("result-content-nan", lambda c: c.s.tool_result("c1", NAN), ValueError, "content", pending),
     C(
+        "result-content-surrogate",
+        lambda c: c.s.tool_result("c1", {"files": ["ok", LONE]}),
+        ValueError,
+        "content['files'][1] holds a lone surrogate",
+        pending,
+    ),
+    C(
         "result-content-nested-inf",
         lambda c: c.s.tool_result("c1", {"x": INF}),
         ValueError,
@@ -473,6 +536,22 @@ CASES: list[Case] = [
     # -- save and load -----------------------------------------------------------------------
     C("save-path-int", lambda c: c.s.save(5), TypeError, "path", fresh),
     C("save-path-none", lambda c: c.s.save(None), TypeError, "path", fresh),
+    C("save-path-empty", lambda c: c.s.save(""), ValueError, "path must not be empty", fresh),
+    C("save-path-folder", lambda c: c.s.save(c.tmp), IsADirectoryError, "Is a directory", fresh),
+    C(
+        "load-functions-names",
+        load_binding(["read_file"]),
+        TypeError,
+        "functions[0] must be a Tool",
+    ),
+    C("load-functions-str", load_binding("read_file"), TypeError, "functions must be a dict"),
+    C(
+        "load-functions-not-callable",
+        load_binding({"read_file": "cat"}),
+        TypeError,
+        "functions['read_file'] must be a function",
+    ),
+    C("load-functions-int-key", load_binding({5: print}), TypeError, "functions[5]"),
     C("load-path-int", lambda c: Session.load(5), TypeError, "path"),
     C(
         "load-missing-file",
@@ -1028,6 +1107,30 @@ CASES: list[Case] = [
     ),
     C("agent-transport-int", lambda c: c.agent(transport=5), TypeError, "transport", fresh),
     C("agent-profile-str", lambda c: c.agent(profile="x"), TypeError, "profile", fresh),
+    C(
+        "agent-profile-int-key",
+        lambda c: c.agent(profile={5: True}),
+        TypeError,
+        "profile key 5",
+        fresh,
+    ),
+    C(
+        "build-profile-int-key",
+        lambda c: build_request(c.s, "anthropic", ANTHROPIC, profile={5: True}),
+        TypeError,
+        "profile key 5",
+        fresh,
+    ),
+    C("agent-record-empty", lambda c: c.agent(record=""), ValueError, "record", fresh),
+    C("export-path-none", lambda c: export_html(c.agent(), None), TypeError, "path", fresh),
+    C("export-path-empty", lambda c: export_html(c.agent(), ""), ValueError, "path", fresh),
+    C("export-source-str", lambda c: export_html("x", c.tmp / "p.html"), TypeError, "source"),
+    C(
+        "export-title-int",
+        lambda c: export_html(c.agent(), c.tmp / "p.html", 5),
+        TypeError,
+        "title",
+    ),
     C("agent-record-int", lambda c: c.agent(record=5), TypeError, "record", fresh),
     C("run-text-none", lambda c: c.agent().run(None), TypeError, "text", fresh),
     C("run-text-empty", lambda c: c.agent().run(""), ValueError, "text", fresh),
@@ -1317,7 +1420,7 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
 ) -> None:
     import os
 
-    from dtl_notebook.agent import storage
+    from dtl_notebook.agent import files
 
     path = tmp_path / "run.jsonl"
     agent = Agent(fresh(), "anthropic", ANTHROPIC, record=str(path))
@@ -1332,7 +1435,7 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
         real_fsync(fd)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(storage.os, "fsync", killed)
+    monkeypatch.setattr(files.os, "fsync", killed)
     with pytest.raises(KeyboardInterrupt):
         agent.run("And in Oslo?")
     monkeypatch.undo()

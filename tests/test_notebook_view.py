@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from dtl_notebook.agent import storage as storage_module
+from dtl_notebook.agent import files as files_module
 from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent, AgentEvent, TurnError
@@ -489,7 +489,7 @@ def test_export_is_atomic_when_the_write_fails(
     def refuse(src: Any, dst: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(storage_module.os, "replace", refuse)
+    monkeypatch.setattr(files_module.os, "replace", refuse)
     with pytest.raises(OSError):
         export_html(agent, path)
     assert path.read_text(encoding="utf-8") == "previous export"

@@ -165,18 +165,21 @@ def test_unregistering_a_loaded_tool_keeps_history() -> None:
     assert after.payload["input"] == before.payload["input"]
 
 
-def test_explicit_marker_is_written_verbatim_even_for_an_active_tool() -> None:
-    """tool_result(added_tool_names=...) is the importer's door: the marker is taken as given,
-    so an already-active tool named there becomes deferred (Session.execute never does this)."""
+def test_a_marker_for_an_already_active_tool_leaves_it_in_the_prefix() -> None:
+    """Only a pure append is a load point: tool_result(added_tool_names=...) naming a tool
+    that is active already marks only the new names, as Session.execute does, so the tools
+    array (and the cached prefix) stays as it was."""
     s = Session(tools=doc_tools(), active=["tool_search", "read_file"])
     s.user("x")
     before = build_request(s, "anthropic", ANTHROPIC_MODEL)
     s.assistant(tool_calls=[ToolCall(id="c1", name="tool_search", arguments={"query": "x"})])
-    s.tool_result("c1", "found", added_tool_names=["read_file"])
+    result = s.tool_result("c1", "found", added_tool_names=["read_file", "get_weather"])
     after = build_request(s, "anthropic", ANTHROPIC_MODEL)
-    assert "read_file" in s.split().deferred
-    assert after.payload["tools"] != before.payload["tools"]
-    assert after.load_points[0].tools == ["read_file"]
+    assert result.added_tool_names == ["get_weather"]
+    assert "read_file" not in s.split().deferred and "get_weather" in s.split().deferred
+    assert after.payload["tools"][: len(before.payload["tools"])] == before.payload["tools"]
+    assert [p.tools for p in after.load_points] == [["get_weather"]]
+    assert s.active_tools == ["tool_search", "read_file", "get_weather"]
 
 
 # -- provider switching ----------------------------------------------------------------------

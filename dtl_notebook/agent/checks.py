@@ -64,12 +64,46 @@ def boolean(value: Any, param: str) -> bool:
 
 
 def text(value: Any, param: str, *, empty: bool = False) -> str:
-    """A string; a blank one too only when `empty` is allowed."""
+    """A string of valid Unicode; a blank one too only when `empty` is allowed."""
     if not isinstance(value, str):
         raise type_error(param, "a string", value)
     if not empty and not value.strip():
         raise InvalidArgumentError(f"{param} must not be empty or blank, got {shown(value)}")
+    problem = surrogate_problem(value)
+    if problem:
+        raise InvalidArgumentError(f"{param} {problem}")
     return value
+
+
+def surrogate_problem(value: str) -> str | None:
+    """Why a string is not valid Unicode (a lone surrogate, as `os.fsdecode` makes of bytes
+    that are not UTF-8), or None. Such text can never be encoded, so never saved or sent."""
+    if value.isascii():
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"holds a lone surrogate {value[exc.start]!r} at position {exc.start}: not valid "
+            "Unicode, so it could never be saved or sent (decode bytes with errors='replace')"
+        )
+    return None
+
+
+def unicode_json(value: Any, param: str) -> None:
+    """Every string of a JSON value (keys included) is valid Unicode; a bad one is named."""
+    if isinstance(value, str):
+        problem = surrogate_problem(value)
+        if problem:
+            raise InvalidArgumentError(f"{param} {problem}")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                unicode_json(key, f"{param} key {shown(key)}")
+            unicode_json(item, f"{param}[{key!r}]")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            unicode_json(item, f"{param}[{i}]")
 
 
 def mapping(value: Any, param: str) -> dict[str, Any]:
@@ -79,8 +113,11 @@ def mapping(value: Any, param: str) -> dict[str, Any]:
 
 
 def file_path(value: Any, param: str) -> Path:
-    if not isinstance(value, str | Path) or not str(value):
+    """A file path; an empty string (which Path would read as the current folder) is refused."""
+    if not isinstance(value, str | Path):
         raise type_error(param, "a file path (str or Path)", value)
+    if isinstance(value, str) and not value:
+        raise InvalidArgumentError(f"{param} must not be empty, got ''")
     return Path(value)
 
 
@@ -96,14 +133,18 @@ def model_list(values: Any, kind: type[BaseModel], param: str) -> list[Any]:
 
 
 def finite_json(value: Any, param: str) -> str:
-    """The JSON text of a value; NaN, infinities and non-JSON objects name where they are."""
+    """The JSON text of a value; NaN, infinities, non-JSON objects and lone surrogates name
+    where they are."""
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        dumped = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
         where = _bad_path(value, param) or param
         raise InvalidArgumentError(
             f"{where} is not finite JSON ({exc}); value {shown(value)}"
         ) from None
+    if surrogate_problem(dumped):
+        unicode_json(value, param)  # names the string
+    return dumped
 
 
 def _bad_path(value: Any, path: str) -> str | None:

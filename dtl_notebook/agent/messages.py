@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from dtl_notebook.agent.checks import finite_json, shown, type_error
+from dtl_notebook.agent.checks import finite_json, shown, surrogate_problem, type_error
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.tools import ToolSpec
 
@@ -22,6 +22,14 @@ class _Model(BaseModel):
 class TextPart(_Model):
     type: Literal["text"] = "text"
     text: str
+
+    @field_validator("text")
+    @classmethod
+    def _valid_text(cls, text: str) -> str:
+        problem = surrogate_problem(text)
+        if problem:
+            raise ValueError(problem)
+        return text
 
 
 class ImagePart(_Model):
@@ -148,6 +156,15 @@ class SystemUpdate(_Model):
 
     role: Literal["system"] = "system"
     sections: dict[str, str | None]
+
+    @field_validator("sections")
+    @classmethod
+    def _valid_text(cls, sections: dict[str, str | None]) -> dict[str, str | None]:
+        for name, text in sections.items():
+            problem = surrogate_problem(text) if text else None
+            if problem:
+                raise ValueError(f"section {name!r} {problem}")
+        return sections
 
 
 Message = Annotated[

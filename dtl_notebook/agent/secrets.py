@@ -26,3 +26,22 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return _SECRET.sub("[redacted]", value)
     return value
+
+
+class MaskedError(Exception):
+    """Stands in for an exception whose text may hold a key: its type name and masked text,
+    with its traceback, so a chained traceback still shows where it came from."""
+
+
+def masked_cause(exc: BaseException) -> BaseException:
+    """An exception safe to chain as a `__cause__`: `exc` itself when neither its text, its
+    notes nor its own chain hold a key, otherwise a MaskedError standing for it."""
+    cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    safe_cause = masked_cause(cause) if cause is not None else None
+    texts = [str(exc), *getattr(exc, "__notes__", ())]
+    if safe_cause is cause and all(redact(t) == t for t in texts):
+        return exc
+    name = f"{type(exc).__module__}.{type(exc).__qualname__}"
+    stand_in = MaskedError(f"{name}: {redact(str(exc))}").with_traceback(exc.__traceback__)
+    stand_in.__cause__ = safe_cause
+    return stand_in

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 
 from dtl_notebook.agent.catalog_groups import GROUPED_TITLE, grouped_tool_catalog
-from dtl_notebook.agent.errors import SectionNameError
+from dtl_notebook.agent.checks import surrogate_problem, type_error
+from dtl_notebook.agent.errors import InvalidArgumentError, SectionNameError
 from dtl_notebook.agent.messages import SystemUpdate
 from dtl_notebook.agent.tools import ToolSpec
 
@@ -35,7 +36,10 @@ class Sections(MutableMapping[str, str]):
 
     def __setitem__(self, name: str, text: str) -> None:
         if not isinstance(text, str):
-            raise TypeError(f"section {name!r} must be a string, got {type(text).__name__}")
+            raise type_error(f"section {name!r}", "a string", text)
+        problem = surrogate_problem(text)
+        if problem:
+            raise InvalidArgumentError(f"section {name!r} {problem}")
         self._data[check_section_name(name)] = text
 
     def __getitem__(self, name: str) -> str:

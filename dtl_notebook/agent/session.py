@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError, TranscriptError, UnknownToolError
+from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ContentPart,
@@ -38,7 +39,7 @@ from dtl_notebook.agent.sections import (
     tools_section,
 )
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
-from dtl_notebook.agent.storage import dump_session, load_session, write_atomic
+from dtl_notebook.agent.storage import dump_session, load_session
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 from dtl_notebook.agent.transcript import Transcript
@@ -108,6 +109,10 @@ class Session:
         self._messages = Transcript()
         # the held sections at the end of the transcript seen: (transcript, rewrites, seen, held)
         self._held: tuple[Transcript, int, int, dict[str, str]] | None = None
+        # the calls pending at the end of the transcript seen: (transcript, rewrites, seen, calls)
+        self._open: tuple[Transcript, int, int, tuple[ToolCall, ...]] | None = None
+        # the active set when the latest assistant message with tool calls was appended
+        self._called: tuple[AssistantMessage, frozenset[str]] | None = None
         self._active: list[str] = []
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
@@ -207,14 +212,24 @@ class Session:
 
     # -- the transcript -------------------------------------------------------------------
     def pending_calls(self) -> list[ToolCall]:
-        """Tool calls of the latest assistant message that have no result yet."""
-        answered: set[str] = set()
-        for message in reversed(self.messages):
-            if isinstance(message, ToolResultMessage):
-                answered.add(message.call_id)
-            elif isinstance(message, AssistantMessage):
-                return [c for c in message.tool_calls if c.id not in answered]
-        return []
+        """Tool calls of the latest assistant message that have no result yet.
+
+        Folded forward from where the last look stopped while the transcript only grew, so a
+        long run of messages after the last assistant message is not walked on every append.
+        """
+        transcript, start = self._messages, 0
+        calls: tuple[ToolCall, ...] = ()
+        memo = self._open
+        grown = memo is not None and memo[0] is transcript and memo[2] <= len(transcript)
+        if memo is not None and grown and memo[1] == transcript.rewrites:
+            start, calls = memo[2], memo[3]
+        for message in transcript[start:] if start else transcript:
+            if isinstance(message, AssistantMessage):
+                calls = tuple(message.tool_calls)
+            elif isinstance(message, ToolResultMessage) and calls:
+                calls = tuple(c for c in calls if c.id != message.call_id)
+        self._open = (transcript, transcript.rewrites, len(transcript), calls)
+        return list(calls)
 
     def user(self, content: str | list[ContentPart]) -> UserMessage:
         """Start a turn: record any system prompt change (one update at most), then the text."""
@@ -263,6 +278,8 @@ class Session:
             )
         self._check(message)
         self.messages.append(message)
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            self._called = (message, frozenset(self._active))
         return message
 
     def _check(self, message: Message) -> None:
@@ -292,10 +309,13 @@ class Session:
         added_tool_names: Iterable[str] | None = None,
         is_error: bool = False,
     ) -> ToolResultMessage:
-        """Append a result; `added_tool_names` writes a marker (and activates those tools).
+        """Append a result; `added_tool_names` activates those tools and marks the result as
+        their load point.
 
-        The marker is taken as given (the importer's door): a name already active becomes
-        deferred from here on, unlike in `execute`, which records only fresh names.
+        Only a pure append to the active set is a load point: a name that was active already
+        when the call was made stays where it is (in the prefix, or at its own earlier marker)
+        and is left out of the marker, as in `execute`; one activated since (for instance by
+        `set_active_tools`) is marked. The returned `added_tool_names` shows what was marked.
         """
         checks.text(call_id, "call_id")
         checks.boolean(is_error, "is_error")
@@ -304,9 +324,15 @@ class Session:
         if unknown:
             raise UnknownToolError(", ".join(unknown), "registered (named in a marker)")
         call = self._pending(call_id)
-        message = self._result(call, parts(content), is_error, names)
+        called = self._called
+        if called is not None and any(c is call for c in called[0].tool_calls):
+            before: Collection[str] = called[1]
+        else:  # a call made before this session was loaded: whatever is active counts as before
+            before = self._active
+        fresh = [n for n in names if n not in before]
+        message = self._result(call, parts(content), is_error, fresh)
         self.append(message)
-        self.activate(names)
+        self.activate(fresh)
         return message
 
     def execute(self, tool_call: ToolCall) -> ToolResultMessage:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
@@ -12,7 +10,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
-from dtl_notebook.agent.checks import json_path, shown
+from dtl_notebook.agent.checks import json_path, shown, type_error
 from dtl_notebook.agent.errors import DtlError, SessionFileError, ToolDefinitionError
 from dtl_notebook.agent.messages import MESSAGES, Message
 from dtl_notebook.agent.sections import Sections
@@ -41,25 +39,6 @@ S = TypeVar("S", bound=Stored)
 SCHEMA_VERSION = 1
 
 
-def write_atomic(path: str | Path, content: str | bytes) -> Path:
-    """Write through a temporary file in the same folder (text as UTF-8), flush and fsync,
-    then rename it over the target: a kill or a full disk mid-write leaves the old file whole.
-    """
-    target = Path(path)
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
-
-
 FORMAT = "dtl_notebook.session"
 
 
@@ -82,13 +61,14 @@ def load_session(
     functions: Mapping[str, Callable[..., Any]] | Iterable[Tool],
 ) -> S:
     """Read and check a saved session; any problem raises SessionFileError naming it."""
+    impls = implementations(functions)  # a bad argument is named before the file is read
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SessionFileError(f"cannot read session file {str(path)!r}: {exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SessionFileError(f"session file {str(path)!r} is not valid JSON: {exc}") from None
-    return session_from_dict(cls, data, functions, source=str(path))
+    return session_from_dict(cls, data, impls, source=str(path))
 
 
 class SessionFile(BaseModel):
@@ -108,7 +88,7 @@ class SessionFile(BaseModel):
 def session_from_dict(
     cls: Callable[..., S],
     data: Any,
-    functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
+    functions: Mapping[str, Callable[..., Any] | None] | Iterable[Tool] = (),
     source: str = "<data>",
 ) -> S:
     """Rebuild a session from `dump_session` data; a problem names its JSON path and value."""
@@ -138,11 +118,7 @@ def session_from_dict(
         where = json_path(first["loc"], data)
         value = f" (value {shown(first['input'])})" if first["type"] != "missing" else ""
         raise bad(where, f"{first['msg']}{value}") from None
-    impls = (
-        dict(functions)
-        if isinstance(functions, Mapping)
-        else {t.name: t.execute for t in functions if t.execute}
-    )
+    impls = implementations(functions)
     session = cls(search=None, active=[])
     for where, step in _rebuild_steps(session, stored, impls):
         try:
@@ -152,6 +128,32 @@ def session_from_dict(
         except DtlError as exc:
             raise bad(where, str(exc)) from None
     return session
+
+
+def implementations(
+    functions: Mapping[str, Callable[..., Any] | None] | Iterable[Tool],
+) -> dict[str, Callable[..., Any] | None]:
+    """Implementations by tool name, from a dict of name -> function or a list of Tools."""
+    if isinstance(functions, Mapping):
+        for name, function in functions.items():
+            if not isinstance(name, str):
+                raise type_error(f"functions[{shown(name)}]", "keyed by a tool name", name)
+            if function is not None and not callable(function):
+                raise type_error(f"functions[{name!r}]", "a function", function)
+        return dict(functions)
+    if isinstance(functions, str | bytes | Tool) or not isinstance(functions, Iterable):
+        raise type_error(
+            "functions", "a dict of tool name -> function, or a list of Tool objects", functions
+        )
+    tools = list(functions)
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, Tool):
+            raise type_error(
+                f"functions[{i}]",
+                "a Tool (to re-bind by name, pass a dict of tool name -> function)",
+                tool,
+            )
+    return {t.name: t.execute for t in tools if t.execute}
 
 
 def _rebuild_steps(

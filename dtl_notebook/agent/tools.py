@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from dtl_notebook.agent.checks import type_error
-from dtl_notebook.agent.errors import ToolDefinitionError, UnknownToolError
+from dtl_notebook.agent.checks import surrogate_problem, type_error, unicode_json
+from dtl_notebook.agent.errors import InvalidArgumentError, ToolDefinitionError, UnknownToolError
 from dtl_notebook.agent.frozen import freeze
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -24,6 +24,10 @@ EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 def _schema_problem(canonical: str) -> str | None:
     """Why a parameters schema is not an object schema valid under Draft 2020-12, or None."""
     schema = json.loads(canonical)
+    try:
+        unicode_json(schema, "schema")
+    except InvalidArgumentError as exc:
+        return str(exc)
     error = next(iter(sorted(_META.iter_errors(schema), key=lambda e: e.path)), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "<root>"
@@ -64,6 +68,14 @@ class ToolSpec(BaseModel):
         if namespace is not None and not TOOL_NAME.match(namespace):
             raise ValueError("must match ^[a-zA-Z0-9_-]{1,64}$")
         return namespace
+
+    @field_validator("description", "prompt_snippet", "prompt_guidelines")
+    @classmethod
+    def _check_text(cls, text: str | None) -> str | None:
+        problem = surrogate_problem(text) if text else None
+        if problem:
+            raise ValueError(problem)
+        return text
 
     @field_validator("parameters")
     @classmethod

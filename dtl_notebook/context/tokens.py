@@ -42,7 +42,7 @@ from typing import Any, Final
 import tiktoken
 import tiktoken.model
 
-from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.context.calibration import calibration
 
 __all__ = [

@@ -11,6 +11,7 @@ from typing import Any
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.messages import ToolResultMessage
+from dtl_notebook.agent.secrets import masked_cause
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
 from dtl_notebook.context.model import ModelContext, model_context
@@ -92,7 +93,11 @@ Listener = Callable[[AgentEvent], None]
 
 
 class Agent:
-    """Runs turns of a session against a provider, through the emulator by default."""
+    """Runs turns of a session against a provider, through the emulator by default.
+
+    With `record=PATH` every exchange is appended to that JSONL file, through whatever
+    transport the agent uses: the recording follows `switch` and `use_transport`.
+    """
 
     def __init__(
         self,
@@ -105,7 +110,7 @@ class Agent:
         max_steps: int = 10,
         api_key: str | None = None,
         base_url: str | None = None,
-        record: str | None = None,
+        record: str | Path | None = None,
         **options: Any,
     ) -> None:
         if not isinstance(session, Session):
@@ -114,21 +119,19 @@ class Agent:
         checks.positive_int(max_steps, "max_steps")
         if record is not None and not isinstance(record, str | Path):
             raise checks.type_error("record", "a file path (str or Path) or None", record)
+        self.record = checks.file_path(record, "record") if record is not None else None
         self.session, self.provider, self.model = session, provider, model
         self.options, self.max_steps = options, max_steps
         if transport == "emulator":
-            self.transport: Transport = emulator_transport(provider, policy)
+            self._connect(emulator_transport(provider, policy))
         elif transport == "live":
-            self.transport = live_transport(provider, api_key, base_url)
+            self._connect(live_transport(provider, api_key, base_url))
         elif isinstance(transport, str):
             raise ValueError(
                 f"transport must be 'emulator', 'live' or a Transport, got {transport!r}"
             )
         else:
-            self.transport = _checked_transport(transport)
-        if record:
-            self.transport = Recorder(self.transport, record, provider, model)
-        self.label = "emulated, not an LLM" if self.transport.name == "emulator" else "live"
+            self._connect(_checked_transport(transport))
         self.policy, self.api_key, self.base_url = policy, api_key, base_url
         self.steps: list[Step] = []
         self.turns = 0
@@ -158,7 +161,8 @@ class Agent:
             transport: Transport = emulator_transport(provider, self.policy)
         else:
             transport = live_transport(provider, self.api_key, self.base_url)
-        self.provider, self.model, self.transport = provider, model, transport
+        self.provider, self.model = provider, model
+        self._connect(transport)
         self.options = options
         self.cache = CacheAnalyzer(provider, model)
         self.setup_seconds = warm_up(self.session, provider, model, options)
@@ -176,8 +180,15 @@ class Agent:
         return {"previous_response_id": None}
 
     def use_transport(self, transport: Transport) -> None:
-        """Send the next requests through another transport (emulator, live, replay)."""
-        self.transport = _checked_transport(transport)
+        """Send the next requests through another transport (emulator, live, replay); a
+        recording goes on, into the same file."""
+        self._connect(_checked_transport(transport))
+
+    def _connect(self, transport: Transport) -> None:
+        """Send through `transport`, recorded when this agent records."""
+        if self.record is not None and not isinstance(transport, Recorder):
+            transport = Recorder(transport, self.record, self.provider, self.model)
+        self.transport: Transport = transport
         self.label = "emulated, not an LLM" if transport.name == "emulator" else "live"
 
     def _emit(self, event: AgentEvent, on_step: Listener | None) -> None:
@@ -213,7 +224,7 @@ class Agent:
             self._emit(AgentEvent("turn_failed", text, error=message), on_step)
             if not isinstance(exc, Exception):
                 raise
-            raise TurnError(message) from exc
+            raise TurnError(message) from masked_cause(exc)  # a cause's text may hold a key
         self.steps.extend(steps)
         self.turns += 1
         self._emit(AgentEvent("turn_end", text), on_step)

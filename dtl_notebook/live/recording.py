@@ -8,7 +8,7 @@ from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.live.transport import Transport, redact
 from dtl_notebook.wire.common import WireRequest
 

@@ -62,12 +62,17 @@ class SDKTransport:
             raw = self.client.post(
                 path, cast_to=bytes, content=request.json().encode(), options={"headers": headers}
             )
+        # `from None`: the SDK's exception holds the raw error body, which may echo the key
         except (anthropic.APIStatusError, openai.APIStatusError) as exc:
             raise ProviderError(
-                self.provider, _error_message(exc), exc.status_code, _error_type(exc)
-            ) from exc
+                self.provider,
+                _error_message(exc),
+                exc.status_code,
+                _error_type(exc),
+                request_id=getattr(exc, "request_id", None),
+            ) from None
         except (anthropic.APIConnectionError, openai.APIConnectionError) as exc:
-            raise ProviderError(self.provider, f"connection failed: {exc}") from exc
+            raise ProviderError(self.provider, f"connection failed: {exc}") from None
         try:
             body = pydantic_core.from_json(raw)
         except ValueError as exc:

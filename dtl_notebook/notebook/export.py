@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.agent import checks
+from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.document import (
     agent_header,
@@ -89,10 +90,12 @@ def render_page(records: list[RequestRecord], header: dict[str, Any]) -> str:
 
 def export_html(source: Agent | AgentView, path: str | Path, title: str = "dtl_notebook") -> Path:
     """Write every request of an agent (or a view) to one self-contained HTML file."""
+    checks.file_path(path, "path")  # named before the page is rendered
+    checks.text(title, "title", empty=True)
     if isinstance(source, AgentView):
         records, header = source.records, source.header_data()
     elif isinstance(source, Agent):
         records, header = agent_records(source), agent_header(source, title)
     else:
-        raise TypeError(f"export_html needs an Agent or an AgentView, got {type(source).__name__}")
+        raise checks.type_error("source", "an Agent or an AgentView", source)
     return write_atomic(path, render_page(records, header))

@@ -48,6 +48,8 @@ def check_build_arguments(
 def check_profile_overrides(overrides: Mapping[str, Any]) -> None:
     """Profile flags must be bools and sizes non-negative ints; provider and model are fixed."""
     for flag, value in overrides.items():
+        if not isinstance(flag, str):
+            raise checks.type_error(f"profile key {checks.shown(flag)}", "a flag name", flag)
         field = ModelProfile.model_fields.get(flag)
         if field is None:
             continue  # unknown flags are named by profile_for with the valid list

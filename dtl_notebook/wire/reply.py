@@ -36,14 +36,25 @@ class Reply:
 
 class ProviderError(DtlError, RuntimeError):
     """The provider refused a request: its `status` (HTTP, when known), error `type`
-    (e.g. `rate_limit_error`) and `message`. Every text is masked (API keys never show)."""
+    (e.g. `rate_limit_error`), `message` and the provider's `request_id` (when it sent one).
+    Every text is masked (API keys never show)."""
 
     def __init__(
-        self, provider: str, message: str, status: int | None = None, type: str | None = None
+        self,
+        provider: str,
+        message: str,
+        status: int | None = None,
+        type: str | None = None,
+        *,
+        request_id: str | None = None,
     ) -> None:
         self.provider, self.status, self.type = provider, status, type or "error"
         self.message = redact(message)
-        details = ", ".join(d for d in (f"HTTP {status}" if status else "", type or "") if d)
+        self.request_id = redact(request_id) if request_id else None
+        request = f"request {request_id}" if request_id else ""
+        details = ", ".join(
+            d for d in (f"HTTP {status}" if status else "", type or "", request) if d
+        )
         where = f" ({details})" if details else ""
         super().__init__(redact(f"{provider} returned an error{where}: {self.message}"))
 
