@@ -16,11 +16,18 @@ from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.live.recording import Recorder
-from dtl_notebook.live.transport import Transport, emulator_transport, live_transport, redact
+from dtl_notebook.live.transport import (
+    TRANSPORTS,
+    Transport,
+    TransportName,
+    emulator_transport,
+    live_transport,
+    redact,
+)
 from dtl_notebook.live.warmup import warm_up
 from dtl_notebook.wire import Reply, WireRequest, build_request, parse_response
-from dtl_notebook.wire.arguments import check_profile_overrides
-from dtl_notebook.wire.profiles import profile_for
+from dtl_notebook.wire.modes import check_modes
+from dtl_notebook.wire.profiles import check_profile_overrides, profile_for
 
 
 class TurnError(DtlError, RuntimeError):
@@ -99,7 +106,7 @@ class Agent:
         session: Session,
         provider: str,
         model: str,
-        transport: str | Transport = "emulator",
+        transport: TransportName | Transport = "emulator",
         *,
         policy: Policy | None = None,
         max_steps: int = 10,
@@ -121,9 +128,7 @@ class Agent:
         elif transport == "live":
             self.transport = live_transport(provider, api_key, base_url)
         elif isinstance(transport, str):
-            raise ValueError(
-                f"transport must be 'emulator', 'live' or a Transport, got {transport!r}"
-            )
+            raise checks.unknown_value("transport", transport, (*TRANSPORTS, "a Transport"))
         else:
             self.transport = _checked_transport(transport)
         if record:
@@ -252,6 +257,8 @@ class Agent:
 
 
 def _check_options(provider: str, model: str, options: dict[str, Any]) -> None:
+    """The provider, its search and load modes (the one cross-field check) and the profile."""
+    check_modes(provider, options.get("search"), options.get("load_mode"))
     profile = options.get("profile")
     if profile is not None:
         check_profile_overrides(checks.mapping(profile, "profile"))

@@ -7,8 +7,18 @@ from typing import TYPE_CHECKING, Any
 from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
 from dtl_notebook.wire.common import LoadPoint, WireRequest
+from dtl_notebook.wire.modes import (
+    LOAD_MODES,
+    PROVIDERS,
+    SEARCH_MODES,
+    LoadMode,
+    Provider,
+    SearchMode,
+    check_modes,
+    check_provider,
+)
 from dtl_notebook.wire.planning import plan
-from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
+from dtl_notebook.wire.profiles import ModelProfile, profile_for
 from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
@@ -16,12 +26,17 @@ if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
 
 __all__ = [
+    "LOAD_MODES",
     "PROVIDERS",
+    "SEARCH_MODES",
+    "LoadMode",
     "LoadPoint",
     "ModelProfile",
+    "Provider",
     "ProviderError",
     "Reply",
     "ResponseFormatError",
+    "SearchMode",
     "WireRequest",
     "WireValidationError",
     "build_request",
@@ -49,6 +64,7 @@ def build_request(
     rules (WireValidationError) unless `validate=False`.
     """
     check_build_arguments(session, profile, validate, options)
+    check_modes(provider, options.get("search"), options.get("load_mode"))
     model_profile, notes = profile_for(provider, model, **(profile or {}))
     the_plan = plan(session)
     the_plan.notes[:0] = notes
@@ -71,8 +87,7 @@ def parse_response(response: Any, provider: str, model: str | None = None) -> Re
     text/bytes, or a streamed response (server-sent events as text/bytes, or a list of event
     dicts), which is accumulated first. An error body or error event raises ProviderError;
     a body that is not JSON raises ResponseFormatError showing its start."""
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    check_provider(provider)
     response = stream.response_body(response, provider)
     if provider == "anthropic":
         return anthropic.parse(response, model)
