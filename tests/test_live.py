@@ -84,7 +84,7 @@ def test_chat_misses_the_cache_when_a_tool_loads() -> None:
     agent.run("What is the weather in Paris?")
     load_step = agent.steps[1]
     assert load_step.cache.cache_break is not None
-    assert load_step.cache.cache_break.cause == "tool set changed in the prefix"
+    assert load_step.cache.cache_break.cause == "tool_set_changed"
     assert cached(load_step) == 0
 
 

@@ -68,7 +68,7 @@ class Step:
         return (
             f"Step(turn={self.turn}, provider={self.request.provider}, mode={self.request.mode}, "
             f"calls={calls}, cached={self.cache.cached_tokens}/{self.cache.total_tokens}"
-            + (f", break={brk.cause!r}" if brk else "")
+            + (f", break={str(brk.cause)!r}" if brk else "")
             + ")"
         )
 
