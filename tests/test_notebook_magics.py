@@ -874,3 +874,33 @@ def test_dtl_works_on_a_named_session(ip: InteractiveShell) -> None:
     line_magic(ip, "dtl provider openai-chat --session ops")
     assert agent(ip, "ops").provider == "openai-chat"
     assert "agent" not in ip.user_ns
+
+
+@pytest.mark.parametrize("command", ["reset --session df", "load {path} --session df"])
+def test_dtl_never_replaces_a_users_own_value(
+    ran: InteractiveShell, tmp_path: Path, command: str
+) -> None:
+    path = tmp_path / "s.json"
+    line_magic(ran, f"dtl save {path}")
+    ran.user_ns["df"] = {"rows": [1, 2]}
+    message = usage_error(ran, "%dtl " + command.format(path=path))
+    assert "`df`" in message and "dict" in message
+    assert ran.user_ns["df"] == {"rows": [1, 2]}
+
+
+def test_dtl_mistyped_session_lists_the_sessions(ran: InteractiveShell) -> None:
+    a = agent(ran)
+    active = list(a.session.active_tools)
+    message = usage_error(ran, "%dtl activate add --session agnet")
+    assert "no session `agnet`" in message and "`agent`" in message
+    assert "agnet" not in ran.user_ns and a.session.active_tools == active
+
+
+def test_dtl_provider_on_a_native_search_session_names_its_search(ip: InteractiveShell) -> None:
+    ok(ip, f"%%agent --search native-bm25\n{ETA}")
+    message = usage_error(ip, "%dtl provider kimi")
+    assert "session `agent` has search='native-bm25'" in message and "kimi" in message
+    assert agent(ip).provider == "anthropic"
+    assert "has search='native-bm25'" in usage_error(ip, f"%%agent --provider kimi\n{WEATHER}")
+    ok(ip, f"%%agent --provider kimi --search bm25\n{WEATHER}")  # the way the message names
+    assert agent(ip).provider == "kimi" and agent(ip).options == {}
