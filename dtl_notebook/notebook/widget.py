@@ -32,9 +32,9 @@ from dtl_notebook.notebook.records import (
     preview_record,
     step_records,
 )
+from dtl_notebook.wire.modes import PROVIDERS
 
 STATIC = Path(__file__).parent / "static"
-PROVIDERS = tuple(DEMO_MODELS)
 CHUNK = 200  # timeline items per message when a front end asks for the history
 
 
