@@ -27,6 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "model": "",
     "transport": "emulator",
     "search": "bm25",
+    "load_mode": None,
     "max_steps": 10,
 }
 _BASELINES: dict[int, set[str]] = {}

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from IPython.core.magic_arguments import parse_argstring
 from pydantic import ValidationError
 
 from dtl_notebook import Session, Tool, ToolCall
@@ -40,8 +41,11 @@ from dtl_notebook.cache import CaptureError, analyze, audit_capture
 from dtl_notebook.context import model_context
 from dtl_notebook.live import Agent, KeywordPolicy, Recorder, ReplayTransport, ScriptedPolicy
 from dtl_notebook.live.recording import ReplayError
-from dtl_notebook.notebook.args import CellArgs, check_name, model_from, split_line
+from dtl_notebook.notebook.args import check_options, split_line
+from dtl_notebook.notebook.commands import CommandContext, Commands
 from dtl_notebook.notebook.export import export_html
+from dtl_notebook.notebook.magics import AgentMagics
+from dtl_notebook.notebook.sessions import Sessions
 from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request, parse_response
 from dtl_notebook.wire.validate import WireValidationError
 
@@ -73,6 +77,22 @@ class Ctx:
 
     def agent(self, **options: Any) -> Agent:
         return Agent(self.s, "anthropic", ANTHROPIC, **options)
+
+
+def cell(line: str) -> object:
+    """The `%%agent` line parsed as the magic parses it."""
+    return parse_argstring(AgentMagics.agent, line)
+
+
+def dtl(ctx: Ctx, line: str, **options: Any) -> object:
+    """`%dtl LINE` without a shell, on a namespace holding the user's dict `df` and the
+    session `agent` (an Agent on the case's session, with `options`)."""
+    namespace: dict[str, Any] = {"df": {"a": 1}, "agent": ctx.agent(**options)}
+    commands = Commands(CommandContext(Sessions(namespace), show=lambda _: None))
+    try:
+        return commands.run(line)
+    finally:
+        assert namespace["df"] == {"a": 1}, "a user's own value was replaced"
 
 
 def fresh() -> Session:
@@ -1220,64 +1240,45 @@ CASES: list[Case] = [
         "max_searches",
     ),
     # -- notebook magic arguments ------------------------------------------------------------
-    C(
-        "args-max-steps-zero",
-        lambda c: model_from(CellArgs, {"max_steps": 0}),
-        UsageError,
-        "--max-steps",
-    ),
-    C(
-        "args-max-steps-big",
-        lambda c: model_from(CellArgs, {"max_steps": 101}),
-        UsageError,
-        "--max-steps",
-    ),
-    C(
-        "args-max-steps-word",
-        lambda c: model_from(CellArgs, {"max_steps": "many"}),
-        UsageError,
-        "--max-steps",
-    ),
-    C(
-        "args-provider-unknown",
-        lambda c: model_from(CellArgs, {"provider": "bogus"}),
-        UsageError,
-        "'bogus'",
-    ),
-    C(
-        "args-search-unknown",
-        lambda c: model_from(CellArgs, {"search": "nope"}),
-        UsageError,
-        "'nope'",
-    ),
-    C(
-        "args-load-mode-unknown",
-        lambda c: model_from(CellArgs, {"load_mode": "x"}),
-        UsageError,
-        "load mode",
-    ),
-    C(
-        "args-session-not-name",
-        lambda c: model_from(CellArgs, {"session": "1abc"}),
-        UsageError,
-        "--session",
-    ),
+    C("args-max-steps-zero", lambda c: cell("--max-steps 0"), UsageError, "--max-steps"),
+    C("args-max-steps-big", lambda c: cell("--max-steps 101"), UsageError, "--max-steps"),
+    C("args-max-steps-word", lambda c: cell("--max-steps many"), UsageError, "'many'"),
+    C("args-provider-unknown", lambda c: cell("--provider bogus"), UsageError, "'bogus'"),
+    C("args-search-unknown", lambda c: cell("--search nope"), UsageError, "'nope'"),
+    C("args-load-mode-unknown", lambda c: cell("--load-mode x"), UsageError, "--load-mode"),
+    C("args-session-not-name", lambda c: cell("--session 1abc"), UsageError, "--session"),
     C(
         "args-native-search-mismatch",
-        lambda c: model_from(CellArgs, {"provider": "anthropic", "search": "hosted"}),
+        lambda c: check_options("anthropic", "hosted", None),
         UsageError,
-        "--search hosted",
+        "search='hosted'",
     ),
     C(
         "args-load-mode-wrong-provider",
-        lambda c: model_from(CellArgs, {"provider": "anthropic", "load_mode": "full_list"}),
+        lambda c: check_options("anthropic", None, "full_list"),
         UsageError,
-        "--load-mode",
+        "load_mode='full_list'",
     ),
-    C("args-unknown-option", lambda c: model_from(CellArgs, {"bogus": 1}), UsageError, "--bogus"),
-    C("args-live-str", lambda c: model_from(CellArgs, {"live": "maybe"}), UsageError, "--live"),
+    C("args-unknown-option", lambda c: cell("--bogus 1"), UsageError, "--bogus"),
+    C("args-live-value", lambda c: cell("--live maybe"), UsageError, "maybe"),
     C("args-unclosed-quote", lambda c: split_line('"unclosed'), UsageError, "cannot parse"),
-    C("args-check-name", lambda c: check_name("1x"), UsageError, "--session"),
+    # -- %dtl on the sessions of a namespace (no shell) ------------------------------------------
+    C("dtl-session-not-name", lambda c: dtl(c, "tools --session 1x"), UsageError, "--session"),
+    C("dtl-reset-over-a-dict", lambda c: dtl(c, "reset --session df"), UsageError, "`df`"),
+    C("dtl-reset-names-the-type", lambda c: dtl(c, "reset --session df"), UsageError, "dict"),
+    C("dtl-load-over-a-dict", lambda c: dtl(c, "load x.json --session df"), UsageError, "`df`"),
+    C("dtl-tools-typo", lambda c: dtl(c, "tools --session agnet"), UsageError, "`agent`"),
+    C("dtl-save-typo", lambda c: dtl(c, "save x.json --session agnet"), UsageError, "agnet"),
+    C("dtl-provider-unknown", lambda c: dtl(c, "provider gemini"), UsageError, "'gemini'"),
+    C(
+        "dtl-provider-native-search",
+        lambda c: dtl(c, "provider kimi", search="native-bm25"),
+        UsageError,
+        "search='native-bm25'",
+    ),
+    C("dtl-limit-zero", lambda c: dtl(c, "search x --limit 0"), UsageError, "--limit"),
+    C("dtl-show-out-of-range", lambda c: dtl(c, "show 5"), UsageError, "no request yet"),
+    C("dtl-load-missing", lambda c: dtl(c, "load missing.json"), UsageError, "missing.json"),
 ]
 
 

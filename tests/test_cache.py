@@ -46,7 +46,7 @@ def test_chat_loading_a_tool_breaks_at_the_tools() -> None:
     report = analyze(scenario.append_only_requests("openai-chat", "gpt-4.1"))
     brk = report[1].cache_break
     assert brk is not None
-    assert brk.cause == "tool set changed in the prefix"
+    assert brk.cause == "tool_set_changed"
     assert brk.involved == ["+get_weather"]
     assert brk.where == "tools.2"
     assert brk.diff[0].op == "insert" and "get_weather" in (brk.diff[0].new or "")
@@ -68,7 +68,7 @@ def _swap_requests(provider: str, model: str) -> list:
 def test_non_append_activation_breaks_at_tools(provider: str, model: str) -> None:
     entry = analyze(_swap_requests(provider, model))[1]
     assert entry.cache_break is not None
-    assert entry.cache_break.cause == "tool set changed in the prefix"
+    assert entry.cache_break.cause == "tool_set_changed"
     assert set(entry.cache_break.involved) >= {"+add", "-read_file"}
     assert entry.cache_break.where is not None and entry.cache_break.where.startswith("tools.")
 
@@ -82,7 +82,7 @@ def test_tool_order_change() -> None:
     s.user("again")
     entry = analyze([first, build_request(s, "openai-responses", "gpt-5.4")])[1]
     assert entry.cache_break is not None
-    assert entry.cache_break.cause == "tool order changed"
+    assert entry.cache_break.cause == "tool_order_changed"
     assert entry.cache_break.diff[0].old == "tool_search, read_file"
     assert entry.cache_break.diff[0].new == "read_file, tool_search"
     assert entry.cached_tokens == 0
@@ -101,7 +101,7 @@ def _section_change(model: str) -> list:
 def test_section_change_breaks_the_system_prompt_without_mid_conversation_support() -> None:
     entry = analyze(_section_change("claude-sonnet-4-6"))[1]
     assert entry.cache_break is not None
-    assert entry.cache_break.cause == "system section changed"
+    assert entry.cache_break.cause == "system_changed"
     assert entry.cache_break.involved == ["rules"]
     assert entry.cache_break.where == "system.1"
 
@@ -117,7 +117,7 @@ def test_model_change() -> None:
     a = scenario.append_only_requests("openai-responses", "gpt-5.4")[0]
     b = scenario.append_only_requests("openai-responses", "gpt-5.5")[0]
     entry = analyze([a, b])[1]
-    assert entry.cache_break is not None and entry.cache_break.cause == "model changed"
+    assert entry.cache_break is not None and entry.cache_break.cause == "model_changed"
 
 
 def test_history_rewritten() -> None:
@@ -126,7 +126,7 @@ def test_history_rewritten() -> None:
     edited["input"][0]["content"][0]["text"] = "What is the weather in Rome?"
     entry = analyze([reqs[0].payload, edited], provider="openai-responses")[1]
     assert entry.cache_break is not None
-    assert entry.cache_break.cause == "history rewritten"
+    assert entry.cache_break.cause == "history_rewritten"
     assert entry.cache_break.where == "input.0"
     assert any(op.op == "replace" and "Rome" in (op.new or "") for op in entry.cache_break.diff)
 
@@ -140,14 +140,14 @@ def test_below_minimum() -> None:
     s.user("again")
     entry = analyze([a, build_request(s, "anthropic", "claude-sonnet-4-6")])[1]
     assert entry.cached_tokens == 0
-    assert entry.cache_break is not None and entry.cache_break.cause == "below the minimum"
+    assert entry.cache_break is not None and entry.cache_break.cause == "below_minimum"
 
 
 def test_no_breakpoint() -> None:
     reqs = scenario.append_only_requests("anthropic", "claude-sonnet-4-6", cache="none")
     entry = analyze(reqs)[1]
     assert entry.cached_tokens == 0 and entry.written_tokens == 0
-    assert entry.cache_break is not None and entry.cache_break.cause == "no breakpoint"
+    assert entry.cache_break is not None and entry.cache_break.cause == "no_breakpoint"
 
 
 def test_expired_entries() -> None:
@@ -192,7 +192,7 @@ def test_without_intermediate_breakpoint_the_lookback_misses() -> None:
     entry = analyze([reqs[0].payload, stripped], provider="anthropic")[1]
     assert entry.cached_tokens == 0
     assert entry.cache_break is not None
-    assert entry.cache_break.cause == "no breakpoint within the 20-block lookback"
+    assert entry.cache_break.cause == "breakpoint_out_of_lookback"
 
 
 def test_reported_usage_from_the_docs() -> None:
@@ -286,7 +286,7 @@ def test_jsonl_audit_finds_the_known_break(tmp_path: Path) -> None:
     assert report[1].cache_break is None and report[1].cached_tokens > 1024
     assert report[1].reported is not None and report[1].reported.cached == 1280
     assert report[2].cache_break is not None
-    assert report[2].cache_break.cause == "tool set changed in the prefix"
+    assert report[2].cache_break.cause == "tool_set_changed"
     assert report[2].cache_break.involved == ["+gamma"]
     assert report[2].cached_tokens == 0
 

@@ -11,6 +11,7 @@ import openai.types.responses
 
 from dtl_notebook import Session
 from dtl_notebook.cache import CacheAnalyzer
+from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis, agreement, provider_diagnosis
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.wire import build_request
@@ -64,7 +65,7 @@ def test_anthropic_diagnostics_are_requested_and_answered_from_the_emulated_cach
     assert entries[1].diagnosis == ProviderDiagnosis("anthropic", "hit")
     assert entries[2].diagnosis is not None and entries[2].diagnosis.reason == "tools_changed"
     assert entries[2].cache_break is not None
-    assert entries[2].cache_break.cause == "tool set changed in the prefix"
+    assert entries[2].cache_break.cause == "tool_set_changed"
 
 
 def test_responses_diagnostics_use_prompt_cache_options() -> None:
@@ -112,12 +113,12 @@ def test_sdk_objects_parse_into_the_neutral_model() -> None:
     diagnosis = provider_diagnosis(message, "anthropic")
     assert diagnosis == ProviderDiagnosis("anthropic", "miss", "tools_changed", 812)
     assert str(diagnosis) == "tools_changed (812 tokens)"
-    assert agreement("tool set changed in the prefix", diagnosis) == "agree"
+    assert agreement(BreakCause("tool_set_changed"), diagnosis) == "agree"
     assert agreement(None, diagnosis) == "disagree"  # we predicted a hit
     pending = {"diagnostics": {"cache_miss_reason": None}}
     assert provider_diagnosis(pending, "anthropic") == ProviderDiagnosis("anthropic", "pending")
     missing = {"diagnostics": {"cache_miss_reason": {"type": "previous_message_not_found"}}}
-    assert agreement("history rewritten", provider_diagnosis(missing, "anthropic")) == (
+    assert agreement(BreakCause("history_rewritten"), provider_diagnosis(missing, "anthropic")) == (
         "unavailable"
     )
     # a null diagnostics means nothing unless the request asked for a comparison

@@ -10,7 +10,7 @@ import pytest
 
 from dtl_notebook import Session, ToolCall
 from dtl_notebook.cache import analyze
-from dtl_notebook.cache.diagnostics import FIRST_DEFERRED, NO_MORE_DEFERRED
+from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.demo import demo_session
 from dtl_notebook.live import Agent
 from dtl_notebook.wire import build_request
@@ -60,7 +60,7 @@ def test_no_placeholder_where_nothing_can_be_loaded() -> None:
 def test_analyzer_names_the_first_deferred_tool_as_the_cause() -> None:
     without = analyze(_requests(placeholder=False))
     brk = without[1].cache_break
-    assert brk is not None and brk.cause == FIRST_DEFERRED
+    assert brk is not None and brk.cause == BreakCause.DEFERRED_PROMPT_ADDED
     assert brk.where == "tools" and brk.involved == ["get_weather"]
     assert without[1].cached_tokens == 0
     assert brk.lost_tokens == without[0].total_tokens
@@ -75,7 +75,7 @@ def test_dropping_every_deferred_tool_breaks_the_cache_too() -> None:
     undeferred["tools"] = [t for t in undeferred["tools"] if not t.get("defer_loading")]
     report = analyze([first.payload, undeferred], provider="anthropic")
     brk = report[1].cache_break
-    assert brk is not None and brk.cause == NO_MORE_DEFERRED
+    assert brk is not None and brk.cause == BreakCause.DEFERRED_PROMPT_REMOVED
     assert report[1].cached_tokens == 0
 
 
@@ -98,5 +98,5 @@ def test_emulator_reports_the_first_load_miss_only_without_the_placeholder(
     if placeholder:
         assert all(r > 0 for r in reads[1:]) and causes == []
     else:
-        assert reads[first_load] == 0 and causes == [FIRST_DEFERRED]
+        assert reads[first_load] == 0 and causes == [BreakCause.DEFERRED_PROMPT_ADDED]
         assert all(r > 0 for i, r in enumerate(reads[1:], 1) if i != first_load)

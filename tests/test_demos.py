@@ -34,12 +34,12 @@ def test_cache_survives_loading_except_on_chat() -> None:
         for previous, step in itertools.pairwise(steps):
             brk = step.cache.cache_break
             if previous.context.total_tokens < minimum:  # nothing was cacheable yet
-                assert brk is None or brk.cause == "below the minimum", (provider, brk)
+                assert brk is None or brk.cause == "below_minimum", (provider, brk)
                 continue
             assert brk is None, (provider, step.cache.index, brk)
             assert step.cache.cached_tokens > 0, (provider, step.cache.index)
     chat = replay_demo("openai-chat").steps
     assert [s.cache.cache_break.cause for s in chat if s.cache.cache_break] == [
-        "tool set changed in the prefix",
-        "tool set changed in the prefix",
+        "tool_set_changed",
+        "tool_set_changed",
     ]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def test_chat_misses_the_cache_when_a_tool_loads() -> None:
     agent.run("What is the weather in Paris?")
     load_step = agent.steps[1]
     assert load_step.cache.cache_break is not None
-    assert load_step.cache.cache_break.cause == "tool set changed in the prefix"
+    assert load_step.cache.cache_break.cause == "tool_set_changed"
     assert cached(load_step) == 0
 
 
@@ -313,10 +314,38 @@ def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_bad_transport_and_model_arguments() -> None:
-    with pytest.raises(ValueError, match="transport must be"):
+    with pytest.raises(
+        ValueError, match="unknown transport 'carrier-pigeon'; choose one of emulator, live, "
+    ):
         Agent(new_session(), "anthropic", "claude-sonnet-4-6", transport="carrier-pigeon")
-    with pytest.raises(ValueError, match="unknown provider"):
+    with pytest.raises(ValueError, match="unknown provider 'gemini'; choose one of anthropic, "):
         Agent(new_session(), "gemini", "x")
+
+
+@pytest.mark.parametrize(
+    ("provider", "options", "message"),
+    [
+        ("anthropic", {"search": "hosted"}, "search='hosted' does not apply to anthropic"),
+        ("kimi", {"search": "native-bm25"}, "kimi takes no search option"),
+        ("anthropic", {"load_mode": "tool_search"}, "applies to openai-responses only"),
+        (
+            "openai-responses",
+            {"search": "hosted", "load_mode": "full_list"},
+            "cannot be combined with load_mode='full_list'",
+        ),
+        ("openai-responses", {"load_mode": "eager"}, "unknown load_mode 'eager'"),
+    ],
+)
+def test_agent_checks_search_and_load_mode_against_the_provider(
+    provider: str, options: dict[str, str], message: str
+) -> None:
+    """The one cross-field check: at construction and at a switch, before anything changes."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Agent(new_session(), provider, "m", **options)
+    agent = Agent(new_session(), "anthropic", "claude-sonnet-4-6")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        agent.switch(provider, "m", **options)
+    assert (agent.provider, agent.options) == ("anthropic", {})
 
 
 LIVE = [

@@ -35,7 +35,7 @@ from .notebook_shell import (
     write_capture,
 )
 
-PROVIDERS = list(DEMO_MODELS)
+PROVIDERS = ["anthropic", "openai-responses", "openai-chat", "kimi"]
 SUBCOMMANDS = [
     "tools",
     "search",
@@ -197,24 +197,32 @@ def test_config_does_not_change_an_existing_session(ran: InteractiveShell) -> No
 
 
 @pytest.mark.parametrize(
-    ("trait", "value", "message"),
+    ("trait", "value", "words"),
     [
-        ("provider", '"nope"', "anthropic, openai-responses, openai-chat, kimi"),
-        ("transport", '"pigeon"', "emulator, live"),
-        ("search", '"grep"', "bm25, regex, keyword"),
-        ("max_steps", "0", "between 1 and 100"),
-        ("max_steps", "101", "between 1 and 100"),
+        ("provider", '"nope"', PROVIDERS),
+        ("transport", '"pigeon"', ["emulator", "live"]),
+        ("search", '"grep"', ENGINES),
+        ("load_mode", '"eager"', LOAD_MODES),
+        ("max_steps", "0", ["less than 1"]),
+        ("max_steps", "101", ["greater than 100"]),
     ],
 )
 def test_config_rejects_invalid_values(
-    ip: InteractiveShell, caplog: pytest.LogCaptureFixture, trait: str, value: str, message: str
+    ip: InteractiveShell,
+    caplog: pytest.LogCaptureFixture,
+    trait: str,
+    value: str,
+    words: list[str],
 ) -> None:
+    """traitlets names the trait, the value and the choices (or the bound)."""
     magics = agent_magics(ip)
     before = getattr(magics, trait)
     with caplog.at_level(logging.ERROR):
         run_cell(ip, f"%config AgentMagics.{trait} = {value}")
     assert getattr(magics, trait) == before
-    assert message in caplog.text
+    assert trait in caplog.text and value.strip('"') in caplog.text
+    for word in words:
+        assert repr(word) in caplog.text or word in caplog.text
 
 
 def test_config_live_transport_without_a_key(
@@ -432,7 +440,7 @@ def test_agent_live_with_a_key_switches_to_the_live_transport(
 ) -> None:
     """No request leaves the machine: the live transport is replaced by a stand-in that
     records how it was made and answers through the emulator."""
-    from dtl_notebook.notebook import magics as magics_module
+    from dtl_notebook.notebook import sessions as sessions_module
 
     made: list[str] = []
 
@@ -443,7 +451,7 @@ def test_agent_live_with_a_key_switches_to_the_live_transport(
         return transport
 
     monkeypatch.setenv("MOONSHOT_API_KEY", "test-key-not-real")
-    monkeypatch.setattr(magics_module, "live_transport", fake_live)
+    monkeypatch.setattr(sessions_module, "live_transport", fake_live)
     captured = ok(ip, f"%%agent --live --provider kimi\n{ETA}")
     a = agent(ip)
     assert made == ["kimi"]
@@ -493,9 +501,9 @@ def test_line_magic_form_is_a_usage_error(ip: InteractiveShell) -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("--provider nope", "anthropic, openai-responses, openai-chat, kimi"),
-        ("--search grep", ", ".join(ENGINES)),
-        ("--provider openai-responses --load-mode eager", ", ".join(LOAD_MODES)),
+        ("--provider nope", ", ".join(map(repr, PROVIDERS))),
+        ("--search grep", ", ".join(map(repr, ENGINES))),
+        ("--provider openai-responses --load-mode eager", ", ".join(map(repr, LOAD_MODES))),
         ("--max-steps 0", "between 1 and 100"),
         ("--max-steps 101", "between 1 and 100"),
         ("--max-steps many", "many"),
@@ -655,7 +663,7 @@ def test_dtl_search_activates_nothing(ran: InteractiveShell) -> None:
         ("dtl search", "required"),
         ("dtl search weather --limit 0", "limit"),
         ("dtl search weather --limit -3", "limit"),
-        ("dtl search weather --limit x", "invalid int"),
+        ("dtl search weather --limit x", "between 1 and 50, got 'x'"),
     ],
 )
 def test_dtl_search_bad_arguments(ran: InteractiveShell, line: str, expected: str) -> None:
@@ -696,7 +704,7 @@ def test_dtl_provider_switches_and_shows_the_view(ran: InteractiveShell) -> None
 
 def test_dtl_provider_unknown(ran: InteractiveShell) -> None:
     message = usage_error(ran, "%dtl provider nope")
-    assert "anthropic, openai-responses, openai-chat, kimi" in message
+    assert "'nope'" in message and ", ".join(map(repr, PROVIDERS)) in message
     assert agent(ran).provider == "anthropic"
 
 
@@ -866,3 +874,33 @@ def test_dtl_works_on_a_named_session(ip: InteractiveShell) -> None:
     line_magic(ip, "dtl provider openai-chat --session ops")
     assert agent(ip, "ops").provider == "openai-chat"
     assert "agent" not in ip.user_ns
+
+
+@pytest.mark.parametrize("command", ["reset --session df", "load {path} --session df"])
+def test_dtl_never_replaces_a_users_own_value(
+    ran: InteractiveShell, tmp_path: Path, command: str
+) -> None:
+    path = tmp_path / "s.json"
+    line_magic(ran, f"dtl save {path}")
+    ran.user_ns["df"] = {"rows": [1, 2]}
+    message = usage_error(ran, "%dtl " + command.format(path=path))
+    assert "`df`" in message and "dict" in message
+    assert ran.user_ns["df"] == {"rows": [1, 2]}
+
+
+def test_dtl_mistyped_session_lists_the_sessions(ran: InteractiveShell) -> None:
+    a = agent(ran)
+    active = list(a.session.active_tools)
+    message = usage_error(ran, "%dtl activate add --session agnet")
+    assert "no session `agnet`" in message and "`agent`" in message
+    assert "agnet" not in ran.user_ns and a.session.active_tools == active
+
+
+def test_dtl_provider_on_a_native_search_session_names_its_search(ip: InteractiveShell) -> None:
+    ok(ip, f"%%agent --search native-bm25\n{ETA}")
+    message = usage_error(ip, "%dtl provider kimi")
+    assert "session `agent` has search='native-bm25'" in message and "kimi" in message
+    assert agent(ip).provider == "anthropic"
+    assert "has search='native-bm25'" in usage_error(ip, f"%%agent --provider kimi\n{WEATHER}")
+    ok(ip, f"%%agent --provider kimi --search bm25\n{WEATHER}")  # the way the message names
+    assert agent(ip).provider == "kimi" and agent(ip).options == {}

@@ -204,8 +204,10 @@ def test_native_search_on_an_unsupported_model_is_refused_unless_overridden() ->
 
 def test_bad_anthropic_options_are_refused() -> None:
     s = searched_session()
-    with pytest.raises(ValueError, match="search must be one of"):
+    with pytest.raises(ValueError, match="search='hosted' does not apply to anthropic"):
         build_request(s, "anthropic", ANTHROPIC_MODEL, search="hosted")
+    with pytest.raises(ValueError, match="unknown search 'grep'; choose one of client, "):
+        build_request(s, "anthropic", ANTHROPIC_MODEL, search="grep")
     with pytest.raises(ValueError, match="cache must be one of"):
         build_request(s, "anthropic", ANTHROPIC_MODEL, cache="always")
 
@@ -448,9 +450,9 @@ def test_responses_system_patch_is_a_developer_message() -> None:
 
 def test_bad_responses_options_are_refused() -> None:
     s = searched_session()
-    with pytest.raises(ValueError, match="load_mode must be one of"):
+    with pytest.raises(ValueError, match="unknown load_mode 'inline'; choose one of "):
         build_request(s, "openai-responses", RESPONSES_MODEL, load_mode="inline")
-    with pytest.raises(ValueError, match="search must be one of"):
+    with pytest.raises(ValueError, match="search='native-bm25' does not apply to openai-resp"):
         build_request(s, "openai-responses", RESPONSES_MODEL, search="native-bm25")
     for search in ("hosted", "native-client"):
         with pytest.raises(ValueError, match="does not support OpenAI tool_search"):

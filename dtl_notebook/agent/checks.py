@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,21 @@ def type_error(param: str, expected: str, value: Any) -> ArgumentTypeError:
     return ArgumentTypeError(
         f"{param} must be {expected}, got {type(value).__name__} {shown(value)}"
     )
+
+
+def unknown_value(param: str, value: Any, choices: Iterable[str]) -> InvalidArgumentError:
+    """The one error for a value outside a fixed set: names the parameter, shows the value,
+    lists the choices."""
+    return InvalidArgumentError(
+        f"unknown {param} {shown(value)}; choose one of {', '.join(choices)}"
+    )
+
+
+def choice(value: Any, param: str, choices: Collection[str]) -> str:
+    """`value` if it is one of `choices`, else the error from `unknown_value`."""
+    if not isinstance(value, str) or value not in choices:
+        raise unknown_value(param, value, choices)
+    return value
 
 
 def name_list(value: Any, param: str) -> list[str]:

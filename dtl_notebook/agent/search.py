@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 import bm25s
 import numpy as np
 
-from dtl_notebook.agent.checks import positive_int, shown
+from dtl_notebook.agent.checks import choice, positive_int, shown
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.tools import ToolSpec
+
+LocalEngine = Literal["bm25", "regex", "keyword"]
+LOCAL_ENGINES: tuple[LocalEngine, ...] = get_args(LocalEngine)  # run in the session's tool_search
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -150,7 +153,7 @@ class KeywordEngine:
         return [name for _, _, name in sorted(scored)[:limit]]
 
 
-ENGINES: dict[str, type[BM25Engine] | type[RegexEngine] | type[KeywordEngine]] = {
+ENGINES: dict[LocalEngine, type[BM25Engine] | type[RegexEngine] | type[KeywordEngine]] = {
     "bm25": BM25Engine,
     "regex": RegexEngine,
     "keyword": KeywordEngine,
@@ -158,10 +161,6 @@ ENGINES: dict[str, type[BM25Engine] | type[RegexEngine] | type[KeywordEngine]] =
 
 
 def make_engine(name: str) -> SearchEngine:
-    """A fresh engine by name: "bm25", "regex" or "keyword"."""
-    try:
-        return ENGINES[name]()
-    except KeyError:
-        raise ValueError(
-            f"unknown search engine {name!r}; choose one of {', '.join(ENGINES)}"
-        ) from None
+    """A fresh engine by name: one of LOCAL_ENGINES."""
+    engine: LocalEngine = choice(name, "search engine", LOCAL_ENGINES)  # type: ignore[assignment]
+    return ENGINES[engine]()

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
 from dtl_notebook.agent import checks
-from dtl_notebook.agent.errors import InvalidArgumentError, TranscriptError, UnknownToolError
+from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.agent.messages import (
     AssistantMessage,
@@ -31,6 +31,7 @@ from dtl_notebook.agent.messages import (
     UserMessage,
     parts,
 )
+from dtl_notebook.agent.search import LOCAL_ENGINES
 from dtl_notebook.agent.sections import (
     Sections,
     apply_patch,
@@ -89,11 +90,8 @@ class Session:
         strays = [i for i, t in enumerate(tools) if not isinstance(t, Tool)]
         if strays:
             raise checks.type_error(f"tools[{strays[0]}]", "a Tool", tools[strays[0]])
-        if search is not None and search not in ("bm25", "regex", "keyword"):
-            raise InvalidArgumentError(
-                f"search: unknown search engine {checks.shown(search)}; "
-                "choose one of bm25, regex, keyword (or None: no tool_search)"
-            )
+        if search is not None:
+            checks.choice(search, "search engine", LOCAL_ENGINES)  # None: no tool_search
         if sections is not None:
             checks.mapping(sections, "sections")
         if active is not None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationErro
 from dtl_notebook.agent.checks import json_path, shown, type_error
 from dtl_notebook.agent.errors import DtlError, SessionFileError, ToolDefinitionError
 from dtl_notebook.agent.messages import MESSAGES, Message
+from dtl_notebook.agent.search import LocalEngine
 from dtl_notebook.agent.sections import Sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
@@ -78,7 +79,7 @@ class SessionFile(BaseModel):
 
     format: Literal["dtl_notebook.session"]
     schema_version: StrictInt
-    search: Literal["bm25", "regex", "keyword"] | None
+    search: LocalEngine | None
     tools: list[dict[str, Any]]  # each checked by ToolSpec, whose errors name the field
     active: list[StrictStr]
     sections: dict[str, StrictStr]

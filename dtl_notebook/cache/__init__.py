@@ -19,9 +19,11 @@ from dtl_notebook.cache.audit import (
     load_jsonl,
 )
 from dtl_notebook.cache.capture import Exchange, load_capture
+from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.cache.rules import CacheRule, cache_rule
 
 __all__ = [
+    "BreakCause",
     "CacheAnalyzer",
     "CacheBreak",
     "CacheEntry",

@@ -70,7 +70,7 @@ class CacheEntry:
     diagnosis_agreement: str = "unavailable"  # predicted cause vs. the provider's reason
 
     def __repr__(self) -> str:
-        brk = f", break={self.cache_break.cause!r}" if self.cache_break else ""
+        brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""
         return (
             f"CacheEntry(index={self.index}, cached={self.cached_tokens}, "
             f"written={self.written_tokens}, uncached={self.uncached_tokens}{brk})"

@@ -15,23 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# the analyzer's causes, by the part of the request they change (None: no divergence)
-FIRST_DEFERRED = (
-    "first request carrying a defer_loading tool: Anthropic's hidden deferred-tool prompt "
-    "changed the prefix"
-)
-NO_MORE_DEFERRED = (
-    "no defer_loading tool any more: Anthropic's hidden deferred-tool prompt left the prefix"
-)
-CAUSE_PARTS = {
-    "model changed": "model",
-    "tool order changed": "tools",
-    "tool set changed in the prefix": "tools",
-    FIRST_DEFERRED: "tools",
-    NO_MORE_DEFERRED: "tools",
-    "system section changed": "system",
-    "history rewritten": "messages",
-}
+from dtl_notebook.cache.causes import PARTS, BreakCause, Part
+
 # the provider's reason -> the parts of the request our causes may name for it
 _REASON_PARTS = {
     "model_changed": {"model"},
@@ -129,13 +114,13 @@ def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) else None
 
 
-def cause_part(cause: str | None) -> str | None:
+def cause_part(cause: BreakCause | None) -> Part | None:
     """The part of the request a predicted cause changed; None where the prefix is unchanged
     (no break, expiry, no breakpoint, below the minimum)."""
-    return CAUSE_PARTS.get(cause) if cause else None
+    return PARTS.get(cause) if cause else None
 
 
-def agreement(cause: str | None, diagnosis: ProviderDiagnosis | None) -> str:
+def agreement(cause: BreakCause | None, diagnosis: ProviderDiagnosis | None) -> str:
     """The predicted cause against the provider's: "agree", "disagree" or "unavailable"."""
     if diagnosis is None or diagnosis.status not in ("hit", "miss"):
         return "unavailable"
@@ -145,7 +130,7 @@ def agreement(cause: str | None, diagnosis: ProviderDiagnosis | None) -> str:
     return "agree" if part in _REASON_PARTS.get(diagnosis.reason or "", set()) else "disagree"
 
 
-def provider_reason(provider: str, cause: str | None) -> str | None:
+def provider_reason(provider: str, cause: BreakCause | None) -> str | None:
     """The reason the provider would give for a predicted cause (None: no divergence)."""
     part = cause_part(cause)
     if part is None:

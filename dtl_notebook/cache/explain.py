@@ -1,12 +1,13 @@
-"""Why a request cached less than the one before: the cause in words, where, and a diff."""
+"""Why a request cached less than the one before: the cause (a code), where, and a diff."""
 
 from __future__ import annotations
 
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
-from dtl_notebook.cache.diagnostics import FIRST_DEFERRED, NO_MORE_DEFERRED
+from dtl_notebook.cache.causes import BreakCause, message
 from dtl_notebook.cache.rules import CacheRule
 from dtl_notebook.context.model import ModelContext, Segment
 
@@ -30,11 +31,16 @@ class Earlier:
         return self.cum[self.size - 1] if self.size else 0
 
 
+# difflib's opcode names (SequenceMatcher.get_opcodes), less "equal"
+DiffKind = Literal["insert", "delete", "replace"]
+
+
 @dataclass(frozen=True)
 class DiffOp:
-    """One edit between the old and new request at the divergence (nbdime-style vocabulary)."""
+    """One edit between the old and new request at the divergence: `new` inserted, `old`
+    deleted, or `old` replaced by `new`, at `path` (a context source, `@offset` inside it)."""
 
-    op: str  # "replace" | "insert" | "delete"
+    op: DiffKind
     path: str
     old: str | None = None
     new: str | None = None
@@ -42,25 +48,33 @@ class DiffOp:
 
 @dataclass(frozen=True)
 class CacheBreak:
-    """Why the cached prefix stopped short: cause in words, where, what, and a minimal diff."""
+    """Why the cached prefix stopped short: the cause's code, where, what, and a minimal diff;
+    `message` (and `str()`) has it in words."""
 
-    cause: str
+    cause: BreakCause
     where: str | None = None
     involved: list[str] = field(default_factory=list)
     diff: list[DiffOp] = field(default_factory=list)
     lost_tokens: int = 0
 
+    @property
+    def message(self) -> str:
+        """The cause in words."""
+        return message(self.cause)
+
     def __str__(self) -> str:
         what = f" ({', '.join(self.involved)})" if self.involved else ""
         at = f" at {self.where}" if self.where else ""
-        return f"{self.cause}{what}{at}"
+        return f"{self.message}{what}{at}"
 
 
 def scaffolding_break(old: Earlier, deferred: list[str]) -> CacheBreak:
     """The hidden deferred-tool prompt appeared or went: nothing cached before it is reused."""
     if deferred:
-        return CacheBreak(FIRST_DEFERRED, "tools", deferred, lost_tokens=old.total)
-    return CacheBreak(NO_MORE_DEFERRED, "tools", lost_tokens=old.total)
+        return CacheBreak(
+            BreakCause.DEFERRED_PROMPT_ADDED, "tools", deferred, lost_tokens=old.total
+        )
+    return CacheBreak(BreakCause.DEFERRED_PROMPT_REMOVED, "tools", lost_tokens=old.total)
 
 
 def explain(
@@ -81,7 +95,9 @@ def explain(
     old, old_chain = previous.context, previous.chain
     if old.model != ctx.model or old.provider != ctx.provider:
         return CacheBreak(
-            "model changed", involved=[f"{old.model} → {ctx.model}"], lost_tokens=previous.total
+            BreakCause.MODEL_CHANGED,
+            involved=[f"{old.model} → {ctx.model}"],
+            lost_tokens=previous.total,
         )
     i = shared
     while i < previous.size and i < len(chain) and old_chain[i] == chain[i]:
@@ -91,16 +107,16 @@ def explain(
     best = rule.floor(previous.total)
     if best == 0 and cached == 0:
         return CacheBreak(
-            "below the minimum", involved=[f"{previous.total} < {rule.min_tokens} tokens"]
+            BreakCause.BELOW_MINIMUM, involved=[f"{previous.total} < {rule.min_tokens} tokens"]
         )
     if cached >= best:
         return None
     if expired:
-        return CacheBreak("expired", lost_tokens=best - cached)
+        return CacheBreak(BreakCause.EXPIRED, lost_tokens=best - cached)
     if rule.breakpoints:
         if not has_breakpoints:
-            return CacheBreak("no breakpoint", lost_tokens=best - cached)
-        return CacheBreak("no breakpoint within the 20-block lookback", lost_tokens=best - cached)
+            return CacheBreak(BreakCause.NO_BREAKPOINT, lost_tokens=best - cached)
+        return CacheBreak(BreakCause.BREAKPOINT_OUT_OF_LOOKBACK, lost_tokens=best - cached)
     return None
 
 
@@ -126,11 +142,11 @@ def _divergence(previous: Earlier, new: ModelContext, i: int) -> CacheBreak:
         if sorted(old_tools) == sorted(new_tools) and old_text == new_text:
             order = [DiffOp("replace", "tools", old=", ".join(old_tools), new=", ".join(new_tools))]
             moved = [n for n, m in zip(old_tools, new_tools, strict=False) if n != m]
-            return CacheBreak("tool order changed", where, moved, order, lost)
+            return CacheBreak(BreakCause.TOOL_ORDER_CHANGED, where, moved, order, lost)
         involved = [f"+{n}" for n in new_tools if n not in old_text]
         involved += [f"-{n}" for n in old_tools if n not in new_text]
         involved += [f"~{n}" for n in new_tools if n in old_text and old_text[n] != new_text[n]]
-        return CacheBreak("tool set changed in the prefix", where, involved, diff, lost)
+        return CacheBreak(BreakCause.TOOL_SET_CHANGED, where, involved, diff, lost)
     if kinds & SYSTEM_KINDS:
         old_sections = dict(
             _TAG.findall("\n".join(s.text for s in old.segments if s.kind == "system"))
@@ -143,8 +159,8 @@ def _divergence(previous: Earlier, new: ModelContext, i: int) -> CacheBreak:
             for n in set(old_sections) | set(new_sections)
             if old_sections.get(n) != new_sections.get(n)
         )
-        return CacheBreak("system section changed", where, names or ["preamble"], diff, lost)
-    return CacheBreak("history rewritten", where, [a.label], diff, lost)
+        return CacheBreak(BreakCause.SYSTEM_CHANGED, where, names or ["preamble"], diff, lost)
+    return CacheBreak(BreakCause.HISTORY_REWRITTEN, where, [a.label], diff, lost)
 
 
 def _diff(a: Segment, b: Segment | None) -> list[DiffOp]:
@@ -155,11 +171,11 @@ def _diff(a: Segment, b: Segment | None) -> list[DiffOp]:
     ops: list[DiffOp] = []
     matcher = difflib.SequenceMatcher(a=a.text, b=b.text, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
+        if tag not in _EDITS:
             continue
         ops.append(
             DiffOp(
-                tag,
+                _EDITS[tag],
                 f"{b.source}@{j1}",
                 old=_clip(a.text[max(i1 - 20, 0) : i2 + 20]) or None,
                 new=_clip(b.text[max(j1 - 20, 0) : j2 + 20]) or None,
@@ -168,6 +184,9 @@ def _diff(a: Segment, b: Segment | None) -> list[DiffOp]:
         if len(ops) >= 3:
             break
     return ops
+
+
+_EDITS: dict[str, DiffKind] = {"insert": "insert", "delete": "delete", "replace": "replace"}
 
 
 def _clip(text: str, limit: int = 240) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
 from dtl_notebook.context.segments import (
@@ -33,6 +34,7 @@ from dtl_notebook.context.segments import (
 )
 from dtl_notebook.wire.arguments import check_context_arguments
 from dtl_notebook.wire.common import WireRequest
+from dtl_notebook.wire.modes import PROVIDERS
 
 __all__ = [
     "FRAMED_KINDS",
@@ -68,7 +70,7 @@ def model_context(
         out = Collector(provider, model, framing)
         render_openai.render_chat(payload, out, provider)
     else:
-        raise ValueError(f"unknown provider {provider!r}")
+        raise unknown_value("provider", provider, PROVIDERS)
     out.remember()
     rendered = out.rendered()
     counter = out.counter

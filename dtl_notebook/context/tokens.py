@@ -42,8 +42,10 @@ from typing import Any, Final
 import tiktoken
 import tiktoken.model
 
+from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.context.calibration import calibration
+from dtl_notebook.wire.modes import PROVIDERS
 
 __all__ = [
     "ANTHROPIC_FACTOR",
@@ -69,8 +71,6 @@ PINNED_SHA256: Final[Mapping[str, str]] = types.MappingProxyType(
         "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     }
 )
-
-PROVIDERS: Final = ("anthropic", "openai-responses", "openai-chat", "kimi")
 
 #: Claude's tokenizer is not public (Anthropic offers only the `messages.count_tokens` API, which
 #: its own docs call an estimate). Claude vocabularies are not o200k's; the o200k count is scaled
@@ -382,7 +382,7 @@ def encoding_for(provider: str, model: str) -> TokenCounter:
             "estimate: o200k_base token count — Kimi tokenizer not bundled",
             KIMI_FACTOR,
         )
-    raise ValueError(f"unknown provider {provider!r}; expected one of {PROVIDERS}")
+    raise unknown_value("provider", provider, PROVIDERS)
 
 
 def count_tokens(text: str, provider: str, model: str) -> int:

@@ -17,11 +17,18 @@ from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.live.recording import Recorder
-from dtl_notebook.live.transport import Transport, emulator_transport, live_transport, redact
+from dtl_notebook.live.transport import (
+    TRANSPORTS,
+    Transport,
+    TransportName,
+    emulator_transport,
+    live_transport,
+    redact,
+)
 from dtl_notebook.live.warmup import warm_up
 from dtl_notebook.wire import Reply, WireRequest, build_request, parse_response
-from dtl_notebook.wire.arguments import check_profile_overrides
-from dtl_notebook.wire.profiles import profile_for
+from dtl_notebook.wire.modes import check_modes
+from dtl_notebook.wire.profiles import check_profile_overrides, profile_for
 
 
 class TurnError(DtlError, RuntimeError):
@@ -62,7 +69,7 @@ class Step:
         return (
             f"Step(turn={self.turn}, provider={self.request.provider}, mode={self.request.mode}, "
             f"calls={calls}, cached={self.cache.cached_tokens}/{self.cache.total_tokens}"
-            + (f", break={brk.cause!r}" if brk else "")
+            + (f", break={str(brk.cause)!r}" if brk else "")
             + ")"
         )
 
@@ -104,7 +111,7 @@ class Agent:
         session: Session,
         provider: str,
         model: str,
-        transport: str | Transport = "emulator",
+        transport: TransportName | Transport = "emulator",
         *,
         policy: Policy | None = None,
         max_steps: int = 10,
@@ -127,9 +134,7 @@ class Agent:
         elif transport == "live":
             self._connect(live_transport(provider, api_key, base_url))
         elif isinstance(transport, str):
-            raise ValueError(
-                f"transport must be 'emulator', 'live' or a Transport, got {transport!r}"
-            )
+            raise checks.unknown_value("transport", transport, (*TRANSPORTS, "a Transport"))
         else:
             self._connect(_checked_transport(transport))
         self.policy, self.api_key, self.base_url = policy, api_key, base_url
@@ -263,6 +268,8 @@ class Agent:
 
 
 def _check_options(provider: str, model: str, options: dict[str, Any]) -> None:
+    """The provider, its search and load modes (the one cross-field check) and the profile."""
+    check_modes(provider, options.get("search"), options.get("load_mode"))
     profile = options.get("profile")
     if profile is not None:
         check_profile_overrides(checks.mapping(profile, "profile"))

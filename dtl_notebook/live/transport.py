@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 import anthropic
 import httpx2
@@ -18,7 +18,9 @@ from dtl_notebook.wire.common import WireRequest
 from dtl_notebook.wire.reply import ProviderError as ProviderError  # re-exported by live
 
 JSON = dict[str, Any]
-KEY_VARIABLES = {
+TransportName = Literal["emulator", "live"]  # the transports an Agent builds by name
+TRANSPORTS: tuple[TransportName, ...] = get_args(TransportName)
+KEY_VARIABLES: dict[str, str] = {  # by Provider
     "anthropic": "ANTHROPIC_API_KEY",
     "openai-responses": "OPENAI_API_KEY",
     "openai-chat": "OPENAI_API_KEY",

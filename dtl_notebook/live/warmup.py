@@ -31,11 +31,11 @@ from dtl_notebook.live.transport import prepare_response_type
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.incremental import item_fields
+from dtl_notebook.wire.modes import Provider, check_provider
 from dtl_notebook.wire.schema import schema, schema_of
-from dtl_notebook.wire.validate import PROVIDERS
 
 # the request types a provider's bodies are validated against (the Agent never streams)
-ROOTS: dict[str, tuple[str, ...]] = {
+ROOTS: dict[Provider, tuple[str, ...]] = {
     "anthropic": ("anthropic", "anthropic-beta"),
     "openai-responses": ("responses",),
     "openai-chat": ("chat",),
@@ -54,10 +54,9 @@ def warm_up(
     """Prepare everything the first request of `session` for `provider` would otherwise build;
     returns the seconds it took. Each part is built once (per process or per registry
     version), so a second call for the same process and registry costs little."""
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+    known = check_provider(provider)
     start = time.perf_counter()
-    for root in ROOTS[provider]:
+    for root in ROOTS[known]:
         schema(root)
         for item_type in item_fields(root).values():  # what incremental validation checks
             schema_of(item_type)

@@ -1,23 +1,27 @@
-"""The `%dtl` subcommands, each an argparse parser whose mistakes are UsageErrors."""
+"""The `%dtl` subcommands, each an argparse parser whose mistakes are UsageErrors.
+
+They run against a `CommandContext` (the sessions, the current settings, a display
+function), so they work without an IPython shell.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.display import display
 
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.session import Session
 from dtl_notebook.agent.tool_search import SessionSearch
-from dtl_notebook.demo import DEMO_MODELS, demo_catalog
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.args import (
     HelpShown,
     Parser,
-    check_name,
-    check_provider,
+    bounded_int,
+    session_name,
     split_line,
 )
 from dtl_notebook.notebook.compare import compare_html, diff_html, entered_at, reserialized
@@ -29,13 +33,21 @@ from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
 )
+from dtl_notebook.notebook.sessions import Sessions, Settings, load_agent, new_agent, options_for
 from dtl_notebook.notebook.widget import AgentView
-from dtl_notebook.wire import PROVIDERS
-
-if TYPE_CHECKING:
-    from dtl_notebook.notebook.magics import AgentMagics
+from dtl_notebook.wire.modes import PROVIDERS, check_provider
 
 ROW_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class CommandContext:
+    """What the subcommands work with: the sessions, the current `%config` settings (read
+    at each command) and how to display a view."""
+
+    sessions: Sessions
+    settings: Callable[[], Settings] = Settings
+    show: Callable[[Any], object] = display
 
 
 def _parser() -> tuple[Parser, dict[str, Parser]]:
@@ -45,7 +57,9 @@ def _parser() -> tuple[Parser, dict[str, Parser]]:
 
     def add(name: str, help_text: str) -> Parser:
         parser = sub.add_parser(name, help=help_text, description=help_text, prog=f"%dtl {name}")
-        parser.add_argument("--session", default="agent", help="Agent name (default: agent)")
+        parser.add_argument(
+            "--session", default="agent", type=session_name, help="Agent name (default: agent)"
+        )
         parsers[name] = parser
         return parser
 
@@ -54,12 +68,12 @@ def _parser() -> tuple[Parser, dict[str, Parser]]:
     )
     p = add("search", "Run the session's search engine without activating anything.")
     p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=int, default=10, help="Hits to show, 1 to 50")
+    p.add_argument("--limit", type=bounded_int(1, 50), default=10, help="Hits to show, 1 to 50")
     add("activate", "Activate tools outside a tool run (writes no load point).").add_argument(
         "names", nargs="+"
     )
     p = add("provider", "Switch provider: the same session, re-serialized.")
-    p.add_argument("provider", help=", ".join(PROVIDERS))
+    p.add_argument("provider", choices=PROVIDERS, help=", ".join(PROVIDERS))
     p.add_argument("--model")
     add("compare", "The current session serialized for all four providers, side by side.")
     add("show", "Show one request (default: the newest) in the view.").add_argument(
@@ -76,10 +90,10 @@ def _parser() -> tuple[Parser, dict[str, Parser]]:
 
 
 class Commands:
-    """Runs one `%dtl` line against the magics' sessions."""
+    """Runs one `%dtl` line against the sessions of a context."""
 
-    def __init__(self, magics: AgentMagics) -> None:
-        self.magics = magics
+    def __init__(self, context: CommandContext) -> None:
+        self.context = context
         self.parser, self.parsers = _parser()
 
     def run(self, line: str) -> Any:
@@ -94,15 +108,17 @@ class Commands:
             args = self.parser.parse_args(words)
         except HelpShown:
             return None
-        check_name(args.session)
         return getattr(self, f"do_{args.command}")(args)
 
     # -- helpers -----------------------------------------------------------------------------
     def _agent(self, args: Any, create: bool = True) -> Agent:
-        return self.magics.agent_for(args.session, create=create)
+        sessions = self.context.sessions
+        if create:
+            return sessions.get_or_create(args.session, self.context.settings())
+        return sessions.get(args.session)
 
     def _view(self, args: Any) -> AgentView:
-        return self.magics.view_for(args.session, self._agent(args))
+        return self.context.sessions.view(args.session, self._agent(args))
 
     def _record(self, view: AgentView, step: int | None) -> RequestRecord:
         if not view.records:
@@ -144,8 +160,6 @@ class Commands:
             raise UsageError("this session has no local tool_search engine")
         searcher = SessionSearch(session, session.search)
         query = " ".join(args.query)
-        if not 1 <= args.limit <= 50:
-            raise UsageError(f"--limit must be between 1 and 50, got {args.limit}")
         try:
             hits = searcher.search(query, args.limit)
         except DtlError as exc:
@@ -177,16 +191,17 @@ class Commands:
         )
 
     def do_provider(self, args: Any) -> None:
-        try:
-            provider = check_provider(args.provider)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        provider = args.provider
         view = self._view(args)
+        agent = view.agent
+        assert agent is not None
+        options = options_for(agent, provider, args.session)
+        model = args.model or self.context.settings().model_for(provider)
         try:
-            record = view.switch(provider, args.model or DEMO_MODELS[provider])
+            record = view.switch(provider, model, options)
         except (DtlError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        display(view)
+        self.context.show(view)
         print(
             f"now {provider} ({record.model}): the same session re-serialized as mode "
             f"{record.mode} with {len(record.load_points)} load point(s)"
@@ -223,7 +238,7 @@ class Commands:
             title = f"request {a.index + 1} → request {b.index + 1}"
         elif len(items) == 3 and items[0].isdigit():
             step = self._record(view, int(items[0]))
-            providers = [check_provider_or_usage(p) for p in items[1:]]
+            providers = [_provider(p) for p in items[1:]]
             if view.agent is None or step.state is None:
                 raise UsageError("only requests of a running session can be re-serialized")
             a, b = (reserialized(view.agent, step, p) for p in providers)
@@ -255,18 +270,11 @@ class Commands:
         print(f"saved {len(agent.session.messages)} messages to {args.path}")
 
     def do_load(self, args: Any) -> AgentView:
-        try:
-            session = Session.load(args.path, demo_catalog())
-        except FileNotFoundError:
-            raise UsageError(f"no such file: {args.path}") from None
-        except (DtlError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
-        old = self.magics.namespace.get(args.session)
-        provider = old.provider if isinstance(old, Agent) else self.magics.provider
-        model = old.model if isinstance(old, Agent) else DEMO_MODELS[provider]
-        agent = Agent(session, provider, model, max_steps=self.magics.max_steps)
-        self.magics.namespace[args.session] = agent
-        return self.magics.view_for(args.session, agent)
+        sessions = self.context.sessions
+        previous = sessions.find(args.session)  # a user's own value is never replaced
+        agent = load_agent(args.path, previous, self.context.settings())
+        sessions.bind(args.session, agent)
+        return sessions.view(args.session, agent)
 
     def do_export(self, args: Any) -> None:
         view = self._view(args)
@@ -277,17 +285,19 @@ class Commands:
         print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(view.records)} requests)")
 
     def do_reset(self, args: Any) -> None:
-        self.magics.namespace.pop(args.session, None)
-        self.magics.views.pop(args.session, None)
-        agent = self._agent(args)
+        sessions = self.context.sessions
+        sessions.find(args.session)  # a user's own value is never replaced
+        settings = self.context.settings()
+        agent = new_agent(settings, settings.provider)
+        sessions.bind(args.session, agent)
         print(f"new session `{args.session}`: {agent!r}")
 
 
-def check_provider_or_usage(value: str) -> str:
+def _provider(value: str) -> str:
     try:
         return check_provider(value)
-    except ValueError as exc:
+    except DtlError as exc:
         raise UsageError(str(exc)) from None
 
 
-__all__ = ["Commands"]
+__all__ = ["CommandContext", "Commands"]

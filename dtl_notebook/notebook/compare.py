@@ -18,12 +18,14 @@ from dtl_notebook.notebook.panes import Bodies
 from dtl_notebook.notebook.records import RequestRecord, from_request, preview_record
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.wire import build_request
+from dtl_notebook.wire.modes import PROVIDERS
 
 
 def compare_html(agent: Agent) -> HTML:
     """The neutral load points, then the request each provider would get, side by side."""
     columns, text = [], []
-    for provider, model in DEMO_MODELS.items():
+    for provider in PROVIDERS:
+        model = DEMO_MODELS[provider]
         try:
             record = preview_record(agent, provider, model)
         except (DtlError, ValueError) as exc:

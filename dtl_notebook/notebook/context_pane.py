@@ -159,7 +159,7 @@ def break_html(brk: CacheBreak | None) -> str:
     lost = f" · {brk.lost_tokens:,} tokens no longer cached" if brk.lost_tokens else ""
     return (
         f'<div {link_attrs(key("brk", "here"))} style="background:{BREAK}66;border-left:3px '
-        f'solid #cf222e;padding:4px 6px"><b>Cache break: {esc(brk.cause)}</b>'
+        f'solid #cf222e;padding:4px 6px"><b>Cache break: {esc(brk.message)}</b>'
         f"{esc(' (' + ', '.join(brk.involved) + ')' if brk.involved else '')}"
         f"{esc(' at ' + brk.where if brk.where else '')}{esc(lost)}{''.join(ops)}</div>"
     )

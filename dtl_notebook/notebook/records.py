@@ -154,12 +154,16 @@ def _capture_notes(exchange: Exchange, entry: CacheEntry) -> list[str]:
     return notes
 
 
-def preview_record(agent: Agent, provider: str, model: str) -> RequestRecord:
-    """The agent's session as it stands, serialized for `provider` but not sent."""
+def preview_record(
+    agent: Agent, provider: str, model: str, options: dict[str, Any] | None = None
+) -> RequestRecord:
+    """The agent's session as it stands, serialized for `provider` (with `options`, default
+    the agent's) but not sent."""
     from dtl_notebook.wire import build_request
 
     session = agent.session
-    request = build_request(session, provider, model, **agent.options)
+    chosen = agent.options if options is None else options
+    request = build_request(session, provider, model, **chosen)
     state = StepState(
         len(session.messages),
         tuple(session.active_tools),

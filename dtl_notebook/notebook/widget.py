@@ -32,7 +32,7 @@ from dtl_notebook.notebook.records import (
     preview_record,
     step_records,
 )
-from dtl_notebook.wire import PROVIDERS
+from dtl_notebook.wire.modes import PROVIDERS
 
 STATIC = Path(__file__).parent / "static"
 CHUNK = 200  # timeline items per message when a front end asks for the history
@@ -164,12 +164,16 @@ class AgentView(anywidget.AnyWidget):
             self._error = redact(f"switch to {provider} failed: {exc}")
             self.header = self.header_data()
 
-    def switch(self, provider: str, model: str | None = None) -> RequestRecord:
-        """Switch the agent's provider and show its session re-serialized (not sent)."""
+    def switch(
+        self, provider: str, model: str | None = None, options: dict[str, Any] | None = None
+    ) -> RequestRecord:
+        """Switch the agent's provider (with `options`, default none) and show its session
+        re-serialized (not sent)."""
         assert self.agent is not None
         model = model or DEMO_MODELS.get(provider, self.agent.model)
-        record = preview_record(self.agent, provider, model)  # fails before anything changes
-        self.agent.switch(provider, model)
+        options = options or {}
+        record = preview_record(self.agent, provider, model, options)  # fails before a change
+        self.agent.switch(provider, model, **options)
         self.preview = record
         self._error = None
         with self.hold_sync():

@@ -7,8 +7,18 @@ from typing import TYPE_CHECKING, Any
 from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
 from dtl_notebook.wire.common import LoadPoint, WireRequest
+from dtl_notebook.wire.modes import (
+    LOAD_MODES,
+    PROVIDERS,
+    SEARCH_MODES,
+    LoadMode,
+    Provider,
+    SearchMode,
+    check_modes,
+    check_provider,
+)
 from dtl_notebook.wire.planning import plan
-from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile, profile_for
+from dtl_notebook.wire.profiles import ModelProfile, profile_for
 from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
@@ -16,12 +26,17 @@ if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
 
 __all__ = [
+    "LOAD_MODES",
     "PROVIDERS",
+    "SEARCH_MODES",
+    "LoadMode",
     "LoadPoint",
     "ModelProfile",
+    "Provider",
     "ProviderError",
     "Reply",
     "ResponseFormatError",
+    "SearchMode",
     "WireRequest",
     "WireValidationError",
     "build_request",
@@ -50,6 +65,7 @@ def build_request(
     rules (WireValidationError) unless `validate=False`.
     """
     check_build_arguments(session, profile, validate, options)
+    check_modes(provider, options.get("search"), options.get("load_mode"))
     model_profile, notes = profile_for(provider, model, **(profile or {}))
     the_plan = plan(session)
     the_plan.notes[:0] = notes
@@ -73,7 +89,7 @@ def parse_response(response: Any, provider: str, model: str | None = None) -> Re
     dicts), which is accumulated first. An error body or error event raises ProviderError;
     a body that is not JSON, a stream cut short, or a text of several streams (see
     parse_responses) raises ResponseFormatError naming where."""
-    _check_provider(provider)
+    check_provider(provider)
     return _parse(stream.response_body(response, provider), provider, model)
 
 
@@ -81,13 +97,8 @@ def parse_responses(response: Any, provider: str, model: str | None = None) -> l
     """One Reply per stream in `response` (a multi-step run logged as one text: each
     `message_start`…`message_stop`, `response.created`…`response.completed`, or Chat
     completion id is its own reply); a whole response gives one."""
-    _check_provider(provider)
+    check_provider(provider)
     return [_parse(body, provider, model) for body in stream.response_bodies(response, provider)]
-
-
-def _check_provider(provider: str) -> None:
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
 
 
 def _parse(response: Any, provider: str, model: str | None) -> Reply:

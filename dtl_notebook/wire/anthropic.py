@@ -55,11 +55,10 @@ from dtl_notebook.wire.shared import tool_items
 PROVIDER = "anthropic"
 # the server tool search variants:
 # https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
-NATIVE_SEARCH = {
+NATIVE_SEARCH: dict[str, JSON] = {  # by AnthropicSearch (wire/modes.py)
     "native-bm25": {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
     "native-regex": {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
 }
-SEARCH_MODES = ("client", *NATIVE_SEARCH)
 SEARCH_TOOL_NAMES = {tool["name"] for tool in NATIVE_SEARCH.values()}
 SERVER_SEARCH_BLOCKS = {"server_tool_use", "tool_search_tool_result"}
 CACHE_MODES = ("automatic", "explicit", "none")
@@ -488,8 +487,6 @@ def build(
     last block) or "none". `diagnostics=True` asks for Anthropic's cache diagnostics against
     `previous_response_id` (the previous response's `msg_...` id; None on the first turn).
     Other keyword arguments go into the body as they are."""
-    if search not in SEARCH_MODES:
-        raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
     if cache not in CACHE_MODES:
         raise ValueError(f"cache must be one of {CACHE_MODES}, got {cache!r}")
     builder = _Builder(plan, profile, search, registry)

@@ -13,7 +13,8 @@ from typing import Any
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.wire.common import WireRequest
-from dtl_notebook.wire.profiles import PROVIDERS, ModelProfile
+from dtl_notebook.wire.modes import PROVIDERS, check_provider
+from dtl_notebook.wire.profiles import check_profile_overrides
 
 # Options whose value is a token count: an int of at least 1.
 TOKEN_LIMITS = ("max_tokens", "max_output_tokens", "max_completion_tokens")
@@ -43,33 +44,6 @@ def check_build_arguments(
             "session.messages holds no user or assistant message: a provider needs at least "
             "one (call session.user(text) first)"
         )
-
-
-def check_profile_overrides(overrides: Mapping[str, Any]) -> None:
-    """Profile flags must be bools and sizes non-negative ints; provider and model are fixed."""
-    for flag, value in overrides.items():
-        if not isinstance(flag, str):
-            raise checks.type_error(f"profile key {checks.shown(flag)}", "a flag name", flag)
-        field = ModelProfile.model_fields.get(flag)
-        if field is None:
-            continue  # unknown flags are named by profile_for with the valid list
-        param = f"profile[{flag!r}]"
-        if field.annotation is bool:
-            checks.boolean(value, param)
-        elif field.annotation is int:  # a granularity divides; a token minimum may be 0
-            checks.positive_int(value, param, 1 if flag == "cache_granularity" else 0)
-        else:
-            raise InvalidArgumentError(
-                f"{param} cannot be overridden: pass it as build_request's own argument"
-            )
-
-
-def check_provider(provider: Any, param: str = "provider") -> str:
-    if not isinstance(provider, str) or provider not in PROVIDERS:
-        raise InvalidArgumentError(
-            f"unknown {param} {checks.shown(provider)}; choose one of {', '.join(PROVIDERS)}"
-        )
-    return provider
 
 
 def check_context_arguments(request: Any, provider: Any, model: Any) -> None:

@@ -13,11 +13,16 @@ A model not in these tables gets a conservative profile and a note.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
+from dtl_notebook.agent import checks
+from dtl_notebook.agent.errors import InvalidArgumentError
+from dtl_notebook.wire.modes import PROVIDERS, Provider, check_provider
+
+__all__ = ["PROVIDERS", "ModelProfile", "check_profile_overrides", "profile_for"]
 
 # Anthropic (family, version) tables.
 _TOOL_SEARCH = {
@@ -78,7 +83,7 @@ class ModelProfile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    provider: str
+    provider: Provider
     model: str
     known: bool = False
     tool_reference: bool = False
@@ -132,13 +137,29 @@ def _openai(model: str, responses: bool) -> dict[str, Any]:
     }
 
 
+def check_profile_overrides(overrides: Mapping[str, Any]) -> None:
+    """Profile flags must be bools and sizes non-negative ints; provider and model are fixed."""
+    for flag, value in overrides.items():
+        if not isinstance(flag, str):
+            raise checks.type_error(f"profile key {checks.shown(flag)}", "a flag name", flag)
+        field = ModelProfile.model_fields.get(flag)
+        if field is None:
+            continue  # unknown flags are named by profile_for with the valid list
+        param = f"profile[{flag!r}]"
+        if field.annotation is bool:
+            checks.boolean(value, param)
+        elif field.annotation is int:  # a granularity divides; a token minimum may be 0
+            checks.positive_int(value, param, 1 if flag == "cache_granularity" else 0)
+        else:
+            raise InvalidArgumentError(
+                f"{param} cannot be overridden: pass it as build_request's own argument"
+            )
+
+
 def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfile, list[str]]:
     """The profile of a model, with overrides applied, and notes about it."""
-    from dtl_notebook.wire.arguments import check_profile_overrides  # it imports this module
-
     check_profile_overrides(overrides)
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; choose one of {', '.join(PROVIDERS)}")
+    provider = check_provider(provider)
     if not isinstance(model, str) or not model:
         raise ValueError("model must be a non-empty string")
     if provider == "anthropic":

@@ -51,8 +51,6 @@ from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
 from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "openai-responses"
-SEARCH_MODES = ("client", "hosted", "native-client")
-LOAD_MODES = ("additional_tools", "tool_search", "full_list")
 LOADER_DESCRIPTION = (
     "Records the tools that the tool_search function loaded. Call the tool_search function "
     "to search for tools."
@@ -348,12 +346,9 @@ _HOSTED_LOADED: HistoryScan[dict[str, None]] = HistoryScan(dict, _hosted_step)
 
 
 def choose_mode(profile: ModelProfile, search: str, load_mode: str | None, plan: Plan) -> str:
-    """The load mode: the override, else the best the model supports, else the full list."""
+    """The load mode: the override (build_request checked it), else the best the model
+    supports, else the full list."""
     if load_mode is not None:
-        if load_mode not in LOAD_MODES:
-            raise ValueError(f"load_mode must be one of {LOAD_MODES}, got {load_mode!r}")
-        if load_mode == "full_list" and search != "client":
-            raise ValueError(f"search={search!r} cannot be combined with load_mode='full_list'")
         return load_mode
     if profile.additional_tools:
         return "additional_tools"
@@ -383,8 +378,6 @@ def build(
     against `previous_response_id` (`prompt_cache_options.comparison_response_id`; GPT-5.6 and
     later). Other keyword arguments go into the body as they are.
     """
-    if search not in SEARCH_MODES:
-        raise ValueError(f"search must be one of {SEARCH_MODES}, got {search!r}")
     if search != "client" and not profile.native_tool_search:
         raise ValueError(
             f"{profile.model} does not support OpenAI tool_search; "

@@ -23,6 +23,7 @@ from typing import Any
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.explain import Path, WireValidationError, fail
+from dtl_notebook.wire.modes import PROVIDERS, check_provider
 from dtl_notebook.wire.openai_rules import check_chat, check_responses
 from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.rules import (
@@ -41,8 +42,6 @@ __all__ = [
     "required_betas",
     "validate_payload",
 ]
-
-PROVIDERS = ("anthropic", "openai-responses", "openai-chat", "kimi")
 
 
 SEMANTIC_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
@@ -65,8 +64,7 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
     ``provider`` is one of :data:`PROVIDERS`; anything else raises ``ValueError``. With
     ``cached=False`` every item is validated from scratch (the result is the same).
     """
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; expected one of {', '.join(PROVIDERS)}")
+    check_provider(provider)
     if not isinstance(payload, dict):
         raise WireValidationError(provider, "", "dict_type: payload must be a JSON object")
     if provider == "anthropic" and "betas" in payload:

@@ -1,0 +1,64 @@
+"""Why a request cached less than the one before: stable codes, their words kept apart.
+
+Code compares, tables and tests use the `BreakCause` codes; people read `message(cause)`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+Part = Literal["model", "system", "tools", "messages"]
+
+
+class BreakCause(StrEnum):
+    """The cause of a cache break; its str is the code."""
+
+    MODEL_CHANGED = "model_changed"
+    TOOL_ORDER_CHANGED = "tool_order_changed"
+    TOOL_SET_CHANGED = "tool_set_changed"
+    DEFERRED_PROMPT_ADDED = "deferred_prompt_added"
+    DEFERRED_PROMPT_REMOVED = "deferred_prompt_removed"
+    SYSTEM_CHANGED = "system_changed"
+    HISTORY_REWRITTEN = "history_rewritten"
+    BELOW_MINIMUM = "below_minimum"
+    EXPIRED = "expired"
+    NO_BREAKPOINT = "no_breakpoint"
+    BREAKPOINT_OUT_OF_LOOKBACK = "breakpoint_out_of_lookback"
+
+
+MESSAGES: dict[BreakCause, str] = {
+    BreakCause.MODEL_CHANGED: "model changed",
+    BreakCause.TOOL_ORDER_CHANGED: "tool order changed",
+    BreakCause.TOOL_SET_CHANGED: "tool set changed in the prefix",
+    BreakCause.DEFERRED_PROMPT_ADDED: (
+        "first request carrying a defer_loading tool: Anthropic's hidden deferred-tool prompt "
+        "changed the prefix"
+    ),
+    BreakCause.DEFERRED_PROMPT_REMOVED: (
+        "no defer_loading tool any more: Anthropic's hidden deferred-tool prompt left the prefix"
+    ),
+    BreakCause.SYSTEM_CHANGED: "system section changed",
+    BreakCause.HISTORY_REWRITTEN: "history rewritten",
+    BreakCause.BELOW_MINIMUM: "below the minimum",
+    BreakCause.EXPIRED: "expired",
+    BreakCause.NO_BREAKPOINT: "no breakpoint",
+    BreakCause.BREAKPOINT_OUT_OF_LOOKBACK: "no breakpoint within the 20-block lookback",
+}
+
+# the part of the request each cause changed; the others leave the prefix as it was (an
+# expiry, a missing breakpoint, a prefix below the minimum)
+PARTS: dict[BreakCause, Part] = {
+    BreakCause.MODEL_CHANGED: "model",
+    BreakCause.TOOL_ORDER_CHANGED: "tools",
+    BreakCause.TOOL_SET_CHANGED: "tools",
+    BreakCause.DEFERRED_PROMPT_ADDED: "tools",
+    BreakCause.DEFERRED_PROMPT_REMOVED: "tools",
+    BreakCause.SYSTEM_CHANGED: "system",
+    BreakCause.HISTORY_REWRITTEN: "messages",
+}
+
+
+def message(cause: BreakCause) -> str:
+    """The words for a cause."""
+    return MESSAGES[cause]
