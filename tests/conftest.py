@@ -1,13 +1,16 @@
-"""Shared fixtures: small tool catalogs built from real definitions."""
+"""Shared fixtures: small tool catalogs built from real definitions, the real recordings."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dtl_notebook import Session, Tool
+
+from .real_recordings import need_real
 
 
 def obj(**props: Any) -> dict[str, Any]:
@@ -64,3 +67,10 @@ def ip() -> Iterator[Any]:
     reset_shell(shell)
     yield shell
     reset_shell(shell)
+
+
+@pytest.fixture(scope="session")
+def real_recordings() -> Path:
+    """The real recorded provider traffic (tests/real_recordings.py); a test that takes it skips
+    with one reason where the recordings are not here."""
+    return need_real()

@@ -23,7 +23,6 @@ from workload_script import conversation
 from dtl_notebook.live import demo_catalog
 from dtl_notebook.live.catalog import core_tool_names
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 TURNS = 4  # two discoveries (turns 0 and 3) and two follow-ups
 ALL_TURNS = conversation(demo_catalog())
 
