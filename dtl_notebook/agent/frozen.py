@@ -130,8 +130,8 @@ def json_equal(a: Any, b: Any) -> bool:
             return bool(a == b)
         # Equal floats have one shortest repr, except the two zeros; all NaNs are written "NaN".
         if a == b:
-            return a != 0.0 or copysign(1.0, a) == copysign(1.0, b)
-        return a != a and b != b
+            return bool(a != 0.0) or copysign(1.0, a) == copysign(1.0, b)
+        return bool(a != a and b != b)
     if ta not in _JSON:
         return bool(a == b)
     if tb not in _JSON:
