@@ -1,10 +1,11 @@
 # Two commands: `make demo` (JupyterLab on the tour, offline) and `make test` (every test,
-# lint and types). `make demo DEMO=terminal` prints the demo instead.
+# lint and types). `make demo DEMO=terminal` prints the demo instead. `make fuzz` runs the
+# property tests with ten times their Hypothesis examples; CI=true derandomizes them.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint unit bench
+.PHONY: demo test lint unit fuzz bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,9 @@ lint: $(VENV)/.installed
 	$(PY) -m mypy
 
 test: unit lint
+
+fuzz: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -m hypothesis tests --ignore=tests/browser
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py

@@ -50,19 +50,13 @@ from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request,
 from dtl_notebook.wire.validate import WireValidationError
 
 from .conftest import make_tools
+from .real_recordings import need_real
 
 ANTHROPIC = "claude-sonnet-4-6"
 # vercel/ai packages/anthropic/src/__fixtures__/anthropic-tool-search-bm25.1.json: a real
 # Anthropic response to native tool search (text, server_tool_use, tool_search_tool_result,
 # text, tool_use), read at run time and corrupted one nested field at a time.
-REAL_BM25 = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "fixtures"
-    / "real"
-    / "vercel"
-    / "anthropic-tool-search-bm25.1.json"
-)
+REAL_BM25 = ("vercel", "anthropic-tool-search-bm25.1.json")
 
 
 @dataclass
@@ -152,9 +146,7 @@ def setter(*path: Any, value: Any) -> Callable[[dict[str, Any]], None]:
 
 def real_reply(*path: Any, value: Any = None, drop: bool = False) -> Callable[[Ctx], object]:
     def run(ctx: Ctx) -> object:
-        if not REAL_BM25.exists():
-            pytest.skip("shared/fixtures/real is absent")
-        data = json.loads(REAL_BM25.read_text())
+        data = json.loads(need_real().joinpath(*REAL_BM25).read_text())
         target = data
         for key in path[:-1]:
             target = target[key]

@@ -22,7 +22,6 @@ from workload_script import conversation
 
 from dtl_notebook.demo import core_tool_names, demo_catalog
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 TURNS = 4  # two discoveries (turns 0 and 3) and two follow-ups
 ALL_TURNS = conversation(demo_catalog())
 

@@ -5,19 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from dtl_notebook.demo import demo_session
 from dtl_notebook.live import Agent
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 
-
-def test_hosted_tool_search_items_have_the_recorded_shape() -> None:
+def test_hosted_tool_search_items_have_the_recorded_shape(real_recordings: Path) -> None:
     # vercel/ai packages/openai/src/responses/__fixtures__/openai-tool-search.1.json
-    path = REAL / "vercel" / "openai-tool-search.1.json"
-    if not path.exists():
-        pytest.skip("real fixtures folder absent")
+    path = real_recordings / "vercel" / "openai-tool-search.1.json"
     recorded = [
         item
         for item in json.loads(path.read_text())["output"]

@@ -12,8 +12,6 @@ import pytest
 from dtl_notebook.live import ProviderError as LiveProviderError
 from dtl_notebook.wire import ProviderError, ResponseFormatError, parse_response
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real" / "anth_sdk"
-
 
 def _error_bodies(value: Any) -> list[dict[str, Any]]:
     found = []
@@ -28,15 +26,11 @@ def _error_bodies(value: Any) -> list[dict[str, Any]]:
     return found
 
 
-def test_real_anthropic_error_bodies_are_named() -> None:
-    # anthropics/anthropic-sdk-python test snapshots (see shared/fixtures/real/README.md)
-    if not REAL.is_dir():
-        pytest.skip("shared/fixtures/real is not here")
-    bodies = [
-        b for f in sorted(REAL.glob("*.json")) for b in _error_bodies(json.loads(f.read_text()))
-    ]
-    if not bodies:
-        pytest.skip("no recorded error body in the fixtures")
+def test_real_anthropic_error_bodies_are_named(real_recordings: Path) -> None:
+    # anthropics/anthropic-sdk-python test snapshots: their 429 rate-limit answers
+    files = sorted((real_recordings / "anth_sdk").glob("*.json"))
+    bodies = [b for f in files for b in _error_bodies(json.loads(f.read_text()))]
+    assert bodies, "the recordings hold error bodies"
     for body in bodies:
         with pytest.raises(ProviderError) as caught:
             parse_response(body, "anthropic")

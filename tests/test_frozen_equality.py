@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook.agent.frozen import freeze, identical_run, json_equal, shared_prefix
@@ -22,6 +23,7 @@ scalars = st.one_of(
     st.booleans(),
     st.integers(-3, 3),
     st.floats(-3, 3, allow_nan=False).map(lambda f: round(f, 1)),
+    st.sampled_from([-0.0, 0.0, math.nan, -math.nan, math.inf, -math.inf]),
     st.sampled_from(["", "a", "1", "true"]),
 )
 json_values = st.recursive(
@@ -39,9 +41,19 @@ def _canonical(value: Any) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(json_values, json_values)
+@example(-0.0, 0.0)  # found by hypothesis: equal in Python, "-0.0" and "0.0" in a body
+@example({"a": [math.nan]}, {"a": [float("nan")]})  # two NaN objects, one text "NaN"
 def test_json_equal_is_equality_of_the_json_text(a: Any, b: Any) -> None:
     assert json_equal(a, b) == (_canonical(a) == _canonical(b))
     assert json_equal(freeze(a), b) == json_equal(a, freeze(b)) == json_equal(a, b)
+
+
+def test_floats_compare_by_their_json_text() -> None:
+    assert not json_equal(-0.0, 0.0) and not json_equal([0.0], freeze([-0.0]))
+    assert json_equal(-0.0, -0.0) and json_equal(0.0, 0.0)
+    assert json_equal(math.nan, float("nan")) and json_equal(math.inf, float("inf"))
+    assert not json_equal(math.inf, -math.inf) and not json_equal(math.nan, 0.0)
+    assert freeze({"x": -0.0}) != {"x": 0.0}
 
 
 def test_frozen_values_compare_exactly() -> None:

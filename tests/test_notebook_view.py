@@ -3,6 +3,7 @@ short reprs, the extension's HTML formatters, and `export_html`."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -17,8 +18,6 @@ from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent, AgentEvent, TurnError
 from dtl_notebook.notebook import AgentView, export_html
 from dtl_notebook.notebook import widget as widget_module
-from dtl_notebook.notebook.document import timeline_item
-from dtl_notebook.notebook.panes import body_html
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.wire import build_request
 
@@ -95,9 +94,26 @@ def test_timeline_items_arrive_one_by_one_while_the_turn_runs() -> None:
         assert tail["start"] == k
         assert len(tail["items"]) == 1  # only the new item, never the history
         assert tail["items"][0]["index"] == k
-        assert tail["items"][0] == timeline_item(view.records[k])
     assert all(steps == 0 for _, _, steps in updates)  # sent before the turn ended
     assert len(agent.steps) == 3 and view.count == 3
+    # each item tells what its request was: the search, the call, the answer
+    items = [tail["items"][0] for tail in tails]
+    assert [item["calls"] for item in items] == [["tool_search"], ["get_shipping_eta"], []]
+    searched = agent.steps[0].results[0].added_tool_names or []
+    assert searched and [item["loads"] for item in items] == [0, len(searched), 0]
+    assert {(i["turn"], i["provider"], i["model"], i["mode"]) for i in items} == {
+        (0, "anthropic", DEMO_MODELS["anthropic"], "tool_reference")
+    }
+    for item, step, before in zip(items, agent.steps, [None, *items], strict=False):
+        usage = step.response["usage"]
+        assert item["reported"] == {
+            "cached": usage["cache_read_input_tokens"],
+            "written": usage["cache_creation_input_tokens"],
+            "uncached": usage["input_tokens"],
+        }
+        assert item["cached"] + item["written"] + item["uncached"] == item["total"]
+        assert item["cached"] == (before["total"] if before else 0)  # the whole previous request
+        assert item["break"] is None
 
 
 def test_a_second_turn_sends_only_its_own_items(ran: tuple[Agent, AgentView]) -> None:
@@ -185,14 +201,17 @@ def test_timeline_message_sends_the_requested_items(
 ) -> None:
     _, view = ran
     view._on_message(view, {"type": "timeline", "start": 0, "end": 3}, [])
-    assert sent.messages == [
-        {"type": "timeline", "start": 0, "items": [timeline_item(r) for r in view.records]}
+    (whole,) = sent.messages
+    assert (whole["type"], whole["start"]) == ("timeline", 0)
+    assert [(i["index"], i["calls"]) for i in whole["items"]] == [
+        (0, ["tool_search"]),
+        (1, ["get_shipping_eta"]),
+        (2, []),
     ]
+    assert whole["items"][-1] == view.tail["items"][-1]  # the item the turn streamed
     sent.messages.clear()
     view._on_message(view, {"type": "timeline", "start": 1, "end": 2}, [])
-    assert sent.messages == [
-        {"type": "timeline", "start": 1, "items": [timeline_item(view.records[1])]}
-    ]
+    assert sent.messages == [{"type": "timeline", "start": 1, "items": [whole["items"][1]]}]
     sent.messages.clear()
     view._on_message(view, {"type": "timeline", "start": -5, "end": 999}, [])
     assert [(m["start"], len(m["items"])) for m in sent.messages] == [(0, 3)]
@@ -214,6 +233,24 @@ def test_timeline_message_is_chunked(
     ]
 
 
+def _shown(fragment: str) -> str:
+    """The text a reader sees of an HTML fragment: tags dropped, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def _named(record: Any, ref: str) -> str:
+    """The text of what a ref names (`request:<field>[.<i>]` as JSON indented by 2,
+    `context:<i>`, `state:section:<name>`), read from the record's own request."""
+    pane, _, path = ref.partition(":")
+    if pane == "request":
+        name, _, index = path.partition(".")
+        value = record.payload[name][int(index)] if index else record.payload[name]
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    if pane == "context":
+        return str(record.context.segments[int(path)].text)
+    return str(record.state.sections[path.removeprefix("section:")])
+
+
 def test_body_message_returns_each_collapsed_body(ran: tuple[Agent, AgentView], sent: Sent) -> None:
     _, view = ran
     for index in range(3):
@@ -226,8 +263,11 @@ def test_body_message_returns_each_collapsed_body(ran: tuple[Agent, AgentView], 
             reply = sent.messages[-1]
             assert reply["type"] == "body"
             assert (reply["index"], reply["ref"]) == (index, ref)
-            assert reply["html"] == body_html(view.records[index], ref)
+            assert _shown(reply["html"]) == _named(view.records[index], ref), ref
             assert "not in this request" not in reply["html"]
+    view._on_message(view, {"type": "body", "index": 0, "ref": "request:messages.0"}, [])
+    shown = json.loads(_shown(sent.messages[-1]["html"]))
+    assert shown == {"role": "user", "content": [{"type": "text", "text": ETA}]}
 
 
 def test_body_message_for_something_unknown(ran: tuple[Agent, AgentView], sent: Sent) -> None:
@@ -248,7 +288,7 @@ def test_body_message_for_a_preview(ran: tuple[Agent, AgentView], sent: Sent) ->
     assert refs
     for ref in refs:
         view._on_message(view, {"type": "body", "index": -1, "ref": ref}, [])
-        assert sent.messages[-1]["html"] == body_html(record, ref)
+        assert _shown(sent.messages[-1]["html"]) == _named(record, ref), ref
         assert "not in this request" not in sent.messages[-1]["html"]
 
 
@@ -259,7 +299,15 @@ def test_captured_records_view(tmp_path: Path) -> None:
     view = AgentView(records=records, title="captured: log.jsonl")
     assert view.count == len(agent.steps) and view.providers == []
     assert view.header["label"] == "captured" and view.header["live"] is False
-    assert view.tail["items"] == [timeline_item(r) for r in records]
+    items = view.tail["items"]
+    assert [(i["index"], i["provider"], i["model"], i["mode"]) for i in items] == [
+        (k, "openai-responses", DEMO_MODELS["openai-responses"], "captured") for k in range(3)
+    ]
+    for item, step in zip(items, agent.steps, strict=True):  # the usage the capture recorded
+        usage = step.response["usage"]
+        cached = usage["input_tokens_details"]["cached_tokens"]
+        reported = {"cached": cached, "written": 0, "uncached": usage["input_tokens"] - cached}
+        assert item["reported"] == reported
     recorder = Sent()
     view.send = recorder  # type: ignore[method-assign]
     for ref in pane_refs(view.panes):

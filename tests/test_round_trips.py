@@ -1,7 +1,7 @@
 """Real model output replays as the model produced it: parse a recorded response, append it,
 execute the calls, and find the blocks unchanged in the next request.
 
-Sources (read at run time from ../shared/fixtures/real/): anthropics/anthropic-sdk-python
+Sources (the real recordings, tests/real_recordings.py): anthropics/anthropic-sdk-python
 `tests/lib/tools/__inline_snapshot__/test_runners/` (programmatic tool calling, anth_sdk/) and
 vercel/ai `packages/anthropic/src/__fixtures__/anthropic-tool-search-bm25.1.json` and
 `packages/openai/src/responses/__fixtures__/openai-client-tool-search.{1,2}.json` (vercel/).
@@ -21,7 +21,6 @@ from dtl_notebook.wire import build_request, parse_response
 
 from .test_wire_support import strip_cache_control
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 WEATHER = {
     "type": "object",
     "properties": {"location": {"type": "string"}, "units": {"type": "string"}},
@@ -29,11 +28,8 @@ WEATHER = {
 }
 
 
-def _fixture(*parts: str) -> Any:
-    path = REAL.joinpath(*parts)
-    if not path.is_file():
-        pytest.skip(f"real fixture {path.name} is not available")
-    return json.loads(path.read_text())
+def _fixture(real: Path, *parts: str) -> Any:
+    return json.loads(real.joinpath(*parts).read_text())
 
 
 def _weather_session(**kwargs: Any) -> Session:
@@ -49,11 +45,13 @@ def _answer_calls(s: Session) -> None:
 
 
 @pytest.mark.parametrize("as_sdk", [False, True], ids=["dict", "sdk"])
-def test_programmatic_tool_call_replays_with_its_caller(as_sdk: bool) -> None:
+def test_programmatic_tool_call_replays_with_its_caller(
+    real_recordings: Path, as_sdk: bool
+) -> None:
     """anth_sdk TestSyncRunTools_092be1de…: a code_execution server call, then a tool_use
     whose `caller` is that code execution; the SDK's own next request is the reference."""
     first, second = _fixture(
-        "anth_sdk", "TestSyncRunTools_092be1de-d3f8-4c22-a4ea-a7ad54689836.json"
+        real_recordings, "anth_sdk", "TestSyncRunTools_092be1de-d3f8-4c22-a4ea-a7ad54689836.json"
     )
     body = first["response"]["body"]
     response = anthropic.types.Message.model_validate(body) if as_sdk else body
@@ -68,10 +66,10 @@ def test_programmatic_tool_call_replays_with_its_caller(as_sdk: bool) -> None:
     assert payload["messages"][1]["content"] == body["content"]
 
 
-def test_server_search_blocks_and_direct_callers_replay_verbatim() -> None:
+def test_server_search_blocks_and_direct_callers_replay_verbatim(real_recordings: Path) -> None:
     """vercel anthropic-tool-search-bm25.1.json: server_tool_use, its result and a tool_use,
     each with `caller: {"type": "direct"}`."""
-    body = _fixture("vercel", "anthropic-tool-search-bm25.1.json")
+    body = _fixture(real_recordings, "vercel", "anthropic-tool-search-bm25.1.json")
     s = _weather_session(active=[], search=None)
     s.user("What is the weather in San Francisco?")
     reply = parse_response(body, "anthropic")
@@ -83,12 +81,12 @@ def test_server_search_blocks_and_direct_callers_replay_verbatim() -> None:
     assert [lp.tools for lp in request.load_points] == [["get_weather"]]
 
 
-def test_client_tool_search_items_replay_as_produced() -> None:
+def test_client_tool_search_items_replay_as_produced(real_recordings: Path) -> None:
     """vercel openai-client-tool-search.1.json / .2.json: a client tool_search_call, then a
     function_call; both replay as the model produced them (item ids are not required on
     input and are not kept), next to the client tool_search declaration."""
-    search_body = _fixture("vercel", "openai-client-tool-search.1.json")
-    call_body = _fixture("vercel", "openai-client-tool-search.2.json")
+    search_body = _fixture(real_recordings, "vercel", "openai-client-tool-search.1.json")
+    call_body = _fixture(real_recordings, "vercel", "openai-client-tool-search.2.json")
     s = _weather_session(active=["tool_search"])
     s.user("What is the weather in San Francisco?")
     # a dict: SDK 3.57's Response requires usage.input_tokens_details.cache_write_tokens,

@@ -23,10 +23,6 @@ from dtl_notebook.wire import (
     parse_responses,
 )
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
-ANTH_SDK = REAL / "anth_sdk"  # anthropics/anthropic-sdk-python test snapshots
-VERCEL = REAL / "vercel"  # vercel/ai packages/{anthropic,openai}/src/**/__fixtures__
-
 # An excerpt (first, tool-call, finish and usage chunks) of a real OpenAI-compatible Chat
 # Completions stream: vercel/ai packages/openai-compatible/src/chat/__fixtures__/
 # xai-tool-call.chunks.txt
@@ -49,9 +45,16 @@ XAI_CHUNKS = [
 ]
 
 
-def _need(folder: Path) -> None:
-    if not folder.is_dir():
-        pytest.skip(f"{folder.name} recordings (shared/fixtures/real) are not here")
+@pytest.fixture
+def anth_sdk(real_recordings: Path) -> Path:
+    """anthropics/anthropic-sdk-python test snapshots."""
+    return real_recordings / "anth_sdk"
+
+
+@pytest.fixture
+def vercel(real_recordings: Path) -> Path:
+    """vercel/ai packages/{anthropic,openai}/src/**/__fixtures__."""
+    return real_recordings / "vercel"
 
 
 def _sse(events: list[dict[str, Any]], named: bool = True) -> str:
@@ -73,10 +76,9 @@ def _native_types(reply: Reply) -> list[Any]:
 # -- streams --------------------------------------------------------------------------------
 
 
-def test_every_recorded_anthropic_exchange_parses() -> None:
-    _need(ANTH_SDK)
+def test_every_recorded_anthropic_exchange_parses(anth_sdk: Path) -> None:
     streamed = errors = 0
-    for path in sorted(ANTH_SDK.glob("*.json")):
+    for path in sorted(anth_sdk.glob("*.json")):
         for pair in json.loads(path.read_text()):
             body, status = pair["response"]["body"], pair["response"]["status_code"]
             if status >= 400:
@@ -97,11 +99,10 @@ def test_every_recorded_anthropic_exchange_parses() -> None:
     assert streamed >= 4 and errors >= 4
 
 
-def test_anthropic_sse_matches_the_final_message_of_the_same_stream() -> None:
-    _need(ANTH_SDK)
+def test_anthropic_sse_matches_the_final_message_of_the_same_stream(anth_sdk: Path) -> None:
     # TestSyncRunTools_555fb399: a streamed get_weather call, recorded from Claude Haiku 4.5
     pairs = json.loads(
-        (ANTH_SDK / "TestSyncRunTools_555fb399-a54c-455b-9ac5-2c9673f18e12.json").read_text()
+        (anth_sdk / "TestSyncRunTools_555fb399-a54c-455b-9ac5-2c9673f18e12.json").read_text()
     )
     reply = parse_response(pairs[0]["response"]["body"], "anthropic")
     assert _calls(reply) == [("get_weather", {"location": "San Francisco, CA", "units": "f"})]
@@ -113,14 +114,13 @@ def _vercel_provider(path: Path) -> str:
     return "anthropic" if path.name.startswith("anthropic") else "openai-responses"
 
 
-def test_vercel_chunks_parse_like_their_whole_responses() -> None:
-    _need(VERCEL)
+def test_vercel_chunks_parse_like_their_whole_responses(vercel: Path) -> None:
     # Some .chunks.txt hold every step of a multi-step run (one message_start … message_stop
     # per step): each stream is its own reply. `X.N.json` is step N of `X.chunks.txt`, or the
     # only step of `X.N.chunks.txt`; the two are separate runs of one scenario: the same calls
     # and native blocks, usage reported under the same names (figures may differ).
     compared = 0
-    for chunks in sorted(VERCEL.glob("*.chunks.txt")):
+    for chunks in sorted(vercel.glob("*.chunks.txt")):
         provider = _vercel_provider(chunks)
         text = chunks.read_text()
         events = [json.loads(line) for line in text.splitlines() if line.strip()]
@@ -134,8 +134,8 @@ def test_vercel_chunks_parse_like_their_whole_responses() -> None:
             with pytest.raises(ResponseFormatError, match="a second stream starts here"):
                 parse_response(events, provider)
         stem = chunks.name.removesuffix(".chunks.txt")
-        wholes = [(0, VERCEL / f"{stem}.json")] + [
-            (n - 1, VERCEL / f"{stem}.{n}.json") for n in range(1, len(streamed) + 1)
+        wholes = [(0, vercel / f"{stem}.json")] + [
+            (n - 1, vercel / f"{stem}.{n}.json") for n in range(1, len(streamed) + 1)
         ]
         for step, whole in wholes:
             if not whole.exists():
@@ -149,14 +149,13 @@ def test_vercel_chunks_parse_like_their_whole_responses() -> None:
     assert compared == 7
 
 
-def test_openai_tool_search_stream_equals_its_whole_response() -> None:
-    _need(VERCEL)
+def test_openai_tool_search_stream_equals_its_whole_response(vercel: Path) -> None:
     # vercel/ai openai-tool-search.1: the stream's response.completed is the recorded response
     streamed = parse_response(
-        (VERCEL / "openai-tool-search.1.chunks.txt").read_text(), "openai-responses"
+        (vercel / "openai-tool-search.1.chunks.txt").read_text(), "openai-responses"
     )
     whole = parse_response(
-        json.loads((VERCEL / "openai-tool-search.1.json").read_text()), "openai-responses"
+        json.loads((vercel / "openai-tool-search.1.json").read_text()), "openai-responses"
     )
     assert _calls(streamed) == _calls(whole)
     assert streamed.usage == whole.usage
@@ -290,14 +289,9 @@ def test_a_stream_cut_short_is_named() -> None:
 # -- captures -------------------------------------------------------------------------------
 
 
-def _pairs_file(name: str) -> Path:
-    _need(ANTH_SDK)
-    return ANTH_SDK / name
-
-
-def test_sdk_pair_file_audits_with_its_429s_kept_as_errors() -> None:
+def test_sdk_pair_file_audits_with_its_429s_kept_as_errors(anth_sdk: Path) -> None:
     # TestAsyncStream_a8b7dbb8: two 429 rate-limit answers, then a streamed 200
-    path = _pairs_file("TestAsyncStream_a8b7dbb8-2321-4624-abdb-7ba2136b5c38.json")
+    path = anth_sdk / "TestAsyncStream_a8b7dbb8-2321-4624-abdb-7ba2136b5c38.json"
     audit = audit_capture(path)
     assert list(audit.reports) == ["anthropic"]
     assert [(e.status, e.error.type) for e in audit.errors if e.error] == [
@@ -345,10 +339,10 @@ def _har(pairs: list[dict[str, Any]], encode: bool) -> dict[str, Any]:
 
 @pytest.mark.parametrize("encode", [False, True])
 def test_a_har_of_the_recorded_pairs_audits_like_the_pair_file(
-    tmp_path: Path, encode: bool
+    anth_sdk: Path, tmp_path: Path, encode: bool
 ) -> None:
     # TestSyncRunTools_555fb399: two streamed turns of one conversation (Claude Haiku 4.5)
-    path = _pairs_file("TestSyncRunTools_555fb399-a54c-455b-9ac5-2c9673f18e12.json")
+    path = anth_sdk / "TestSyncRunTools_555fb399-a54c-455b-9ac5-2c9673f18e12.json"
     har = tmp_path / "session.har"
     har.write_text(json.dumps(_har(json.loads(path.read_text()), encode)))
     from_pairs, from_har = audit_capture(path), audit_capture(har)
@@ -364,9 +358,8 @@ def test_a_har_of_the_recorded_pairs_audits_like_the_pair_file(
     ]
 
 
-def test_a_mixed_jsonl_gives_one_report_per_provider(tmp_path: Path) -> None:
-    _need(VERCEL)
-    anthropic_response = json.loads((VERCEL / "anthropic-tool-search-bm25.1.json").read_text())
+def test_a_mixed_jsonl_gives_one_report_per_provider(vercel: Path, tmp_path: Path) -> None:
+    anthropic_response = json.loads((vercel / "anthropic-tool-search-bm25.1.json").read_text())
     chat_stream = _sse(XAI_CHUNKS, named=False) + "data: [DONE]\n\n"
     lines = [
         {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -24,8 +25,9 @@ from .test_wire_support import (
     responses_body,
 )
 from .usage_pairs import (
-    SHARED_REAL,
     calibration_pairs,
+    covered,
+    embedded_pairs,
     openai_calibration_pairs,
     openai_pairs,
     sdk_pairs,
@@ -36,33 +38,41 @@ TARGET_PCT = 5.0
 FIT = calibration()["anthropic"]["fit"]
 
 
-def test_median_error_on_real_requests_with_tools_within_target() -> None:
-    """All real pairs: anth_sdk recordings (when ../shared is present) plus the embedded
-    pydantic-ai / vercel excerpts in tests/data/anthropic_usage_pairs.json."""
+def test_median_error_on_the_embedded_requests_with_tools_within_target() -> None:
+    """The pydantic-ai / vercel excerpts shipped in tests/data/anthropic_usage_pairs.json, alone.
+    Their median is within the target; their 90th percentile is not held to the band shown to
+    users: that band is measured on every real request (the anth_sdk recordings too, checked
+    below), and on these 13 alone the pydantic-ai strict-tool conversation, estimated 4-6 % high,
+    is the top decile."""
+    pairs = covered(embedded_pairs())
+    median, _ = summary(pairs)
+    assert len(pairs) >= 13
+    assert median <= TARGET_PCT, f"median |error| {median:.1f} % on {len(pairs)} requests"
+
+
+def test_median_error_on_all_real_requests_with_tools_within_target(
+    real_recordings: Path,
+) -> None:
+    """Every real pair, the anth_sdk recordings included: what the shipped fit was made on."""
     pairs = calibration_pairs()
     median, p90 = summary(pairs)
-    assert len(pairs) >= 13
+    assert len(pairs) == FIT["requests"]
     assert median <= TARGET_PCT, f"median |error| {median:.1f} % on {len(pairs)} requests"
     # The band shown to users must cover what the shipped constants achieve.
     assert p90 <= FIT["p90_abs_error_pct"] + 0.05
 
 
-def test_recorded_sdk_requests_match_shipped_fit() -> None:
-    """anthropics/anthropic-sdk-python snapshots in ../shared/fixtures/real/anth_sdk."""
-    if not (SHARED_REAL / "anth_sdk").is_dir():
-        pytest.skip("../shared/fixtures/real is absent")
-    pairs = [p for p in sdk_pairs() if p.with_tools and p.unmodelled is None]
+def test_recorded_sdk_requests_match_shipped_fit(real_recordings: Path) -> None:
+    """anthropics/anthropic-sdk-python snapshots (anth_sdk/ of the real recordings)."""
+    pairs = covered(sdk_pairs())
     median, _ = summary(pairs)
     assert len(pairs) >= 16 and median <= TARGET_PCT
-    assert len(calibration_pairs()) == FIT["requests"]
     # Before the hidden prompt and framing were counted, these were ~80 % low.
     assert all(p.predicted() > 0.9 * p.reported for p in pairs)
 
 
-def test_request_without_tools_adds_no_tool_prompt() -> None:
+def test_request_without_tools_adds_no_tool_prompt(real_recordings: Path) -> None:
     """The one plain request in anth_sdk (a compaction summary, 324 reported)."""
-    if not (SHARED_REAL / "anth_sdk").is_dir():
-        pytest.skip("../shared/fixtures/real is absent")
     plain = [p for p in sdk_pairs() if not p.with_tools and p.unmodelled is None]
     assert plain and all(p.error() <= TARGET_PCT / 100 for p in plain)
     ctx = model_context(plain[0].body, provider="anthropic")
@@ -240,12 +250,10 @@ def test_hosted_namespace_members_stay_visible_in_later_contexts() -> None:
         )
 
 
-def test_real_hosted_tool_search_output_loads_its_function() -> None:
+def test_real_hosted_tool_search_output_loads_its_function(real_recordings: Path) -> None:
     """vercel/ai packages/openai/src/responses/__fixtures__/openai-tool-search.1.json: the real
     hosted search loaded get_weather; replayed, the definition is in the context at that item."""
-    path = SHARED_REAL / "vercel" / "openai-tool-search.1.json"
-    if not path.is_file():
-        pytest.skip("../shared/fixtures/real is absent")
+    path = real_recordings / "vercel" / "openai-tool-search.1.json"
     response = json.loads(path.read_text())
     payload = {
         "model": response["model"],

@@ -1,4 +1,5 @@
-"""The transport's reply equals what the SDK's own response parsing gives (less the echo)."""
+"""The transport's reply: plain JSON without nulls that parses to the emulator's answer, equal to
+what the SDK's own validating parse gives (less the Responses echo of the request tools)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,28 @@ import pytest
 
 from dtl_notebook import Session, Tool
 from dtl_notebook.live.transport import _ENDPOINTS, ProviderError, SDKTransport, emulator_transport
-from dtl_notebook.wire import build_request
+from dtl_notebook.wire import build_request, parse_response
 
+SEARCHED = ["tool_0", "tool_1", "tool_2", "tool_3", "tool_4"]  # the emulator's top five
+CLIENT_SEARCH = (["tool_search"], [])  # the model calls the client's tool_search
+SERVER_SEARCH = (["tool_0"], SEARCHED)  # the server searched, loaded five, the model calls one
+# Each mode with what the emulator answers its first request: (calls, tools the server loaded)
 MODES = [
-    ("anthropic", "claude-sonnet-4-6", {}),
-    ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}),
-    ("openai-responses", "gpt-5.4", {"search": "hosted"}),
-    ("openai-responses", "gpt-5.4", {}),
-    ("openai-chat", "gpt-4.1", {}),
-    ("kimi", "kimi-k2", {}),
+    ("anthropic", "claude-sonnet-4-6", {}, CLIENT_SEARCH),
+    ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}, SERVER_SEARCH),
+    ("openai-responses", "gpt-5.4", {"search": "hosted"}, SERVER_SEARCH),
+    ("openai-responses", "gpt-5.4", {}, CLIENT_SEARCH),
+    ("openai-chat", "gpt-4.1", {}, CLIENT_SEARCH),
+    ("kimi", "kimi-k2", {}, CLIENT_SEARCH),
 ]
+
+
+def _nulls(value: Any, path: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _nulls(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _nulls(v, f"{path}.{i}")]
+    return [path] if value is None else []
 
 
 def _session() -> Session:
@@ -29,12 +42,15 @@ def _session() -> Session:
     return session
 
 
-@pytest.mark.parametrize(("provider", "model", "options"), MODES)
+@pytest.mark.parametrize(("provider", "model", "options", "answer"), MODES)
 def test_the_reply_is_the_sdk_parse_of_the_body(
-    provider: str, model: str, options: dict[str, Any]
+    provider: str, model: str, options: dict[str, Any], answer: tuple[list[str], list[str]]
 ) -> None:
     request = build_request(_session(), provider, model, **options)
     ours = emulator_transport(provider).send(request)
+    assert ours["model"] == model and _nulls(ours) == [] and "tools" not in ours
+    reply = parse_response(ours, provider)
+    assert ([c.name for c in reply.message.tool_calls], reply.loaded_tool_names) == answer
     # the same emulator state, answered through the client's own typed parsing
     sdk = emulator_transport(provider)
     path, response_type = _ENDPOINTS[provider]

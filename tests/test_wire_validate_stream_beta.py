@@ -18,16 +18,13 @@ from dtl_notebook.wire.betas import (
 )
 from dtl_notebook.wire.validate import WireValidationError, required_betas, validate_payload
 
-# Recorded by anthropics/anthropic-sdk-python (tests/lib/... inline snapshots), see the README.
-ANTH_SDK = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real" / "anth_sdk"
 USER = {"role": "user", "content": "Hello"}
 
 
-def _recorded_stream_bodies() -> list[tuple[str, dict[str, Any]]]:
-    if not ANTH_SDK.is_dir():
-        pytest.skip("shared/fixtures/real/anth_sdk is absent")
+def _recorded_stream_bodies(real: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Streamed requests recorded by anthropics/anthropic-sdk-python (tests/lib/... snapshots)."""
     bodies = []
-    for file in sorted(ANTH_SDK.glob("*.json")):
+    for file in sorted((real / "anth_sdk").glob("*.json")):
         for exchange in json.loads(file.read_text()):
             body = exchange["request"]["body"]
             body = json.loads(body) if isinstance(body, str) else body
@@ -36,8 +33,8 @@ def _recorded_stream_bodies() -> list[tuple[str, dict[str, Any]]]:
     return bodies
 
 
-def test_recorded_streaming_anthropic_requests_validate() -> None:
-    bodies = _recorded_stream_bodies()
+def test_recorded_streaming_anthropic_requests_validate(real_recordings: Path) -> None:
+    bodies = _recorded_stream_bodies(real_recordings)
     assert bodies, "the fixtures hold streamed requests"
     for name, body in bodies:
         validate_payload(body, "anthropic")  # MessageCreateParamsStreaming

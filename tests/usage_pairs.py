@@ -1,8 +1,8 @@
 """Real request bodies paired with the input tokens the API reported for them.
 
 Anthropic, two sources:
-- `../shared/fixtures/real/anth_sdk/*.json` (recorded by anthropics/anthropic-sdk-python, read at
-  run time; absent folder -> no pairs from it);
+- `anth_sdk/*.json` of the real recordings (recorded by anthropics/anthropic-sdk-python, read at
+  run time through tests/real_recordings.py; absent folder -> no pairs from it);
 - `tests/data/anthropic_usage_pairs.json`: request bodies and usage figures excerpted from public
   recordings (pydantic/pydantic-ai cassettes, vercel/ai fixtures), each naming its source.
 
@@ -24,7 +24,8 @@ from anthropic.types import RawMessageStartEvent, Usage
 
 from dtl_notebook.context import model_context
 
-SHARED_REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
+from .real_recordings import real_root
+
 EMBEDDED = Path(__file__).resolve().parent / "data" / "anthropic_usage_pairs.json"
 OPENAI_EMBEDDED = Path(__file__).resolve().parent / "data" / "openai_usage_pairs.json"
 # Server tools whose prompts model_context does not size (they run to thousands of tokens).
@@ -85,9 +86,10 @@ def _reported(body: Any) -> int:
 
 
 def sdk_pairs() -> list[UsagePair]:
-    """Successful exchanges in `anth_sdk/` (empty when the shared folder is absent)."""
+    """Successful exchanges in `anth_sdk/` (empty where the real recordings are absent)."""
+    root = real_root()
     pairs = []
-    for path in sorted((SHARED_REAL / "anth_sdk").glob("*.json")):
+    for path in sorted((root / "anth_sdk").glob("*.json") if root else []):
         for i, exchange in enumerate(json.loads(path.read_text())):
             if exchange["response"]["status_code"] != 200:
                 continue
@@ -107,9 +109,14 @@ def embedded_pairs() -> list[UsagePair]:
     return pairs
 
 
+def covered(pairs: list[UsagePair]) -> list[UsagePair]:
+    """The requests with tools that the estimate covers."""
+    return [p for p in pairs if p.with_tools and p.unmodelled is None]
+
+
 def calibration_pairs() -> list[UsagePair]:
     """Anthropic requests with tools that the estimate covers, from both sources."""
-    return [p for p in sdk_pairs() + embedded_pairs() if p.with_tools and p.unmodelled is None]
+    return covered(sdk_pairs() + embedded_pairs())
 
 
 def openai_pairs() -> list[UsagePair]:

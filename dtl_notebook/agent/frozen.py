@@ -16,6 +16,7 @@ same objects, and exactly where they are not.
 
 from __future__ import annotations
 
+from math import copysign
 from typing import Any, NoReturn
 
 _EDIT = (
@@ -106,8 +107,9 @@ _MISSING = object()
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """Exact JSON equality: numbers and booleans must match in type as well as value. A value
-    that is not JSON (on either side) decides with its own `==`."""
+    """Exact JSON equality: true where `json.dumps` writes the same text (keys in any order).
+    Numbers and booleans must match in type as well as value, ``-0.0`` is not ``0.0`` and every
+    NaN is ``NaN``. A value that is not JSON (on either side) decides with its own `==`."""
     if a is b:
         return True
     ta, tb = type(a), type(b)
@@ -122,7 +124,14 @@ def json_equal(a: Any, b: Any) -> bool:
     if ta in _LISTS and tb in _LISTS:
         return len(a) == len(b) and all(map(json_equal, a, b))
     if ta in _NUMBERS and tb in _NUMBERS:
-        return ta is tb and bool(a == b)
+        if ta is not tb:
+            return False
+        if ta is not float:
+            return bool(a == b)
+        # Equal floats have one shortest repr, except the two zeros; all NaNs are written "NaN".
+        if a == b:
+            return bool(a != 0.0) or copysign(1.0, a) == copysign(1.0, b)
+        return bool(a != a and b != b)
     if ta not in _JSON:
         return bool(a == b)
     if tb not in _JSON:
