@@ -162,7 +162,8 @@ def openai_image_tokens(source: Any, detail: str, model: str) -> ImageTokens:
             # shrink again so whole patches across the width fit the cap
             w_patches = math.floor(w / 32)
             shrink2 = w_patches / (w / 32) if w_patches else 1.0
-            patches = min(cap, math.ceil(w * shrink2 / 32) * math.ceil(h * shrink2 / 32))
+            w2, h2 = int(w * shrink2), int(h * shrink2)
+            patches = min(cap, math.ceil(w2 / 32) * math.ceil(h2 / 32))
         tokens = math.ceil(patches * float(patched["multiplier"]))
         return ImageTokens(tokens, width, height, assumed)
     tiled = _by_prefix(rule["tiles"]["models"], model) or rule["tiles"]["models"][-1]

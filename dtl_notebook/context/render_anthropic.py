@@ -14,6 +14,7 @@ the API strips them before the model sees them.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
@@ -45,6 +46,8 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         if tools:
             _hidden(payload, tools, out)
         _structured_output(payload, out)
+        if (payload.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
+            out.notes.append(f"{UNPUBLISHED}the extended-thinking instruction")
         for i, tool in enumerate(tools):
             if tool.get("defer_loading"):
                 continue
@@ -151,14 +154,15 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
 
 
 def _structured_output(payload: dict[str, Any], out: Collector) -> None:
-    """The hidden prompt of a structured-output request: it carries the schema (counted as
-    its JSON) and an instruction of unpublished size, fitted on real usage."""
+    """The hidden prompt of a structured-output request: it carries the schema (sized from its
+    canonical JSON, times the copies real usage shows) and a fixed instruction; Anthropic
+    publishes neither, so both are fitted (`calibration.json`)."""
     schema = output_schema(payload)
     if schema is None:
         return
-    tokens = out.counter.count(dump(schema)) + int(
-        calibration()["anthropic"]["structured_output_instruction"]
-    )
+    fit = calibration()["anthropic"]["structured_output"]
+    schema_tokens = out.counter.count(dump(schema))
+    tokens = math.ceil(float(fit["schema_copies"]) * schema_tokens) + int(fit["instruction"])
     out.hidden("structured-output prompt", tokens, "output_config", "schema + fitted instruction")
 
 
