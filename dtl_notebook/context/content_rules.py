@@ -96,6 +96,7 @@ def output_schema(payload: dict[str, Any]) -> Any:
     ]
     for fmt in candidates:
         if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-            inner = fmt.get("json_schema") if isinstance(fmt.get("json_schema"), dict) else fmt
+            nested = fmt.get("json_schema")
+            inner: dict[str, Any] = nested if isinstance(nested, dict) else fmt
             return inner.get("schema")
     return None

@@ -71,7 +71,8 @@ def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int |
     images = [p for p in content if isinstance(p, dict) and p.get("type") in _IMAGES]
     if not images:
         return text, None
-    tokens = out.counter.count(text) if text else 0
+    words = content_text([p for p in content if p not in images])
+    tokens = out.counter.count(words) if words else 0
     for part in images:
         url = part.get("image_url")
         detail = str(part.get("detail") or "auto")
