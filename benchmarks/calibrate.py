@@ -6,6 +6,7 @@ the constants of `dtl_notebook/context/data/calibration.json` by least squares o
 (in-sample, and leave-one-conversation-out so the figure is not only a fit to itself).
 The OpenAI part does the same for per-message framing, the function-section framing and the
 client tool-search prompt (function definitions count as the declarations the model sees).
+Last, the error per kind of request (`calibrate_kinds.table`).
 Run: `python benchmarks/calibrate.py` from the repository root.
 """
 
@@ -19,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.calibrate_kinds import table
 from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.model import FRAMED_KINDS
@@ -61,7 +63,8 @@ def fit(rows: list[list[float]], targets: list[float]) -> np.ndarray:
     return coefficients
 
 
-def main() -> None:
+def main() -> list[float]:
+    """The Claude tool-run fit; returns its leave-one-conversation-out signed errors (%)."""
     pairs = calibration_pairs()
     print(f"{'request':70} predicted reported  error")
     for p in pairs:
@@ -100,11 +103,13 @@ def main() -> None:
         for i in test:
             published = pairs[i].reported - targets[i]
             predicted = float(np.dot(c, rows[i])) + published
-            errors.append(100 * abs(predicted - pairs[i].reported) / pairs[i].reported)
+            errors.append(100 * (predicted - pairs[i].reported) / pairs[i].reported)
+    absolute = [abs(e) for e in errors]
     print(
-        f"leave-one-conversation-out: median |error| {statistics.median(errors):.1f} %, "
-        f"max {max(errors):.1f} % on {len(errors)} requests"
+        f"leave-one-conversation-out: median |error| {statistics.median(absolute):.1f} %, "
+        f"max {max(absolute):.1f} % on {len(errors)} requests"
     )
+    return errors
 
 
 def openai_features(pair: UsagePair) -> tuple[list[float], float]:
@@ -118,7 +123,8 @@ def openai_features(pair: UsagePair) -> tuple[list[float], float]:
     return [framed, float(bool(tools)), float(client)], fixed
 
 
-def openai_main() -> None:
+def openai_main() -> list[float]:
+    """The OpenAI fit; returns its leave-one-conversation-out signed errors (%)."""
     every = openai_pairs()
     print(f"\nOpenAI\n{'request':70} predicted reported  error")
     for p in every:
@@ -155,15 +161,15 @@ def openai_main() -> None:
         c = fit([rows[i] for i in train], [targets[i] for i in train])
         for i in test:
             predicted = float(np.dot(c, rows[i])) + pairs[i].reported - targets[i]
-            errors.append(100 * abs(predicted - pairs[i].reported) / pairs[i].reported)
-    errors.sort()
+            errors.append(100 * (predicted - pairs[i].reported) / pairs[i].reported)
+    absolute = sorted(abs(e) for e in errors)
     print(
-        f"leave-one-conversation-out: median |error| {statistics.median(errors):.1f} %, "
-        f"p90 {errors[round(0.9 * (len(errors) - 1))]:.1f} %, max {max(errors):.1f} % "
+        f"leave-one-conversation-out: median |error| {statistics.median(absolute):.1f} %, "
+        f"p90 {absolute[round(0.9 * (len(absolute) - 1))]:.1f} %, max {max(absolute):.1f} % "
         f"on {len(errors)} requests"
     )
+    return errors
 
 
 if __name__ == "__main__":
-    main()
-    openai_main()
+    table(main(), openai_main())

@@ -138,9 +138,14 @@ def test_below_minimum() -> None:
     a = build_request(s, "anthropic", "claude-sonnet-4-6")
     s.assistant("hello")
     s.user("again")
-    entry = analyze([a, build_request(s, "anthropic", "claude-sonnet-4-6")])[1]
+    report = analyze([a, build_request(s, "anthropic", "claude-sonnet-4-6")])
+    entry = report[1]
     assert entry.cached_tokens == 0
-    assert entry.cache_break is not None and entry.cache_break.cause == "below_minimum"
+    # below the minimum is a fact about each request, never a cache break
+    assert entry.cache_break is None and not report.breaks
+    minimum = cache_rule("anthropic", "claude-sonnet-4-6").min_tokens
+    assert entry.below_minimum == f"{entry.total_tokens} < {minimum} tokens"
+    assert report[0].below_minimum is not None
 
 
 def test_no_breakpoint() -> None:

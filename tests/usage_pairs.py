@@ -23,6 +23,7 @@ from typing import Any
 from anthropic.types import RawMessageStartEvent, Usage
 
 from dtl_notebook.context import model_context
+from dtl_notebook.context.server_loop import model_calls
 
 from .real_recordings import real_root
 
@@ -39,6 +40,8 @@ class UsagePair:
     reported: int
     provider: str = "anthropic"
     excluded: str | None = None  # why the recording is outside the model, as its data says
+    calls: int = 1  # model calls the reported usage covers (a server tool's loop adds calls)
+    first_input: int | None = None  # the first call's input, where the usage itemises calls
 
     @property
     def with_tools(self) -> bool:
@@ -58,12 +61,25 @@ class UsagePair:
                 return "programmatic tool calling adds the code-execution prompt"
         return None
 
+    @property
+    def comparable(self) -> int | None:
+        """The reported input of the call the request as sent produced: all of it for one
+        call, the first iteration for a server loop (None where that is not itemised)."""
+        return self.reported if self.calls == 1 else self.first_input
+
     def predicted(self) -> int:
         return model_context(self.body, provider=self.provider).total_tokens
 
+    def signed_error(self) -> float:
+        """(predicted - reported) / reported, against the first model call."""
+        reported = self.comparable
+        if reported is None:
+            raise ValueError(f"{self.source}: usage sums {self.calls} model calls, not itemised")
+        return (self.predicted() - reported) / reported
+
     def error(self) -> float:
         """|predicted - reported| / reported."""
-        return abs(self.predicted() - self.reported) / self.reported
+        return abs(self.signed_error())
 
 
 def _total(usage: Usage) -> int:
@@ -93,10 +109,17 @@ def sdk_pairs() -> list[UsagePair]:
         for i, exchange in enumerate(json.loads(path.read_text())):
             if exchange["response"]["status_code"] != 200:
                 continue
-            reported = _reported(exchange["response"]["body"])
+            response = exchange["response"]["body"]
+            reported = _reported(response)
             if reported:  # a container-continuation reply reports 0 input tokens
                 body = exchange["request"]["body"]
-                pairs.append(UsagePair(f"anth_sdk/{path.name}#{i}", body, reported))
+                calls = model_calls(response)
+                source = f"anth_sdk/{path.name}#{i}"
+                pairs.append(
+                    UsagePair(
+                        source, body, reported, calls=calls.calls, first_input=calls.first_input
+                    )
+                )
     return pairs
 
 

@@ -68,9 +68,13 @@ class CacheEntry:
     disagreement: str | None = None
     diagnosis: ProviderDiagnosis | None = None  # the provider's own reason, when it gave one
     diagnosis_agreement: str = "unavailable"  # predicted cause vs. the provider's reason
+    # a fact, not a break: the request is shorter than the model's minimum cacheable prefix,
+    # so none of it is written to the cache, e.g. "40 < 1024 tokens"
+    below_minimum: str | None = None
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""
+        brk += f", below the minimum ({self.below_minimum})" if self.below_minimum else ""
         return (
             f"CacheEntry(index={self.index}, cached={self.cached_tokens}, "
             f"written={self.written_tokens}, uncached={self.uncached_tokens}{brk})"
@@ -175,6 +179,9 @@ class CacheAnalyzer:
             best,
             brk,
             ctx,
+            below_minimum=f"{total} < {rule.min_tokens} tokens"
+            if total < rule.min_tokens
+            else None,
         )
         if response is not None:
             entry.reported = reported_usage(response, ctx.provider)

@@ -21,7 +21,6 @@ class BreakCause(StrEnum):
     DEFERRED_PROMPT_REMOVED = "deferred_prompt_removed"
     SYSTEM_CHANGED = "system_changed"
     HISTORY_REWRITTEN = "history_rewritten"
-    BELOW_MINIMUM = "below_minimum"
     EXPIRED = "expired"
     NO_BREAKPOINT = "no_breakpoint"
     BREAKPOINT_OUT_OF_LOOKBACK = "breakpoint_out_of_lookback"
@@ -40,14 +39,13 @@ MESSAGES: dict[BreakCause, str] = {
     ),
     BreakCause.SYSTEM_CHANGED: "system section changed",
     BreakCause.HISTORY_REWRITTEN: "history rewritten",
-    BreakCause.BELOW_MINIMUM: "below the minimum",
     BreakCause.EXPIRED: "expired",
     BreakCause.NO_BREAKPOINT: "no breakpoint",
     BreakCause.BREAKPOINT_OUT_OF_LOOKBACK: "no breakpoint within the 20-block lookback",
 }
 
 # the part of the request each cause changed; the others leave the prefix as it was (an
-# expiry, a missing breakpoint, a prefix below the minimum)
+# expiry, a missing breakpoint)
 PARTS: dict[BreakCause, Part] = {
     BreakCause.MODEL_CHANGED: "model",
     BreakCause.TOOL_ORDER_CHANGED: "tools",

@@ -104,11 +104,8 @@ def explain(
         i += 1
     if i < previous.size:
         return _divergence(previous, ctx, i)
+    # a prefix below the minimum is not cached: a fact of the request (CacheEntry.below_minimum)
     best = rule.floor(previous.total)
-    if best == 0 and cached == 0:
-        return CacheBreak(
-            BreakCause.BELOW_MINIMUM, involved=[f"{previous.total} < {rule.min_tokens} tokens"]
-        )
     if cached >= best:
         return None
     if expired:

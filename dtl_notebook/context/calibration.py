@@ -32,13 +32,16 @@ class Estimate:
 
     `band_pct` is the 90th percentile of |predicted - reported| / reported over `requests` real
     recorded requests (None when no calibration exists); `exact` is True only when the count is
-    the model's own tokenizer and nothing hidden was left out.
+    the model's own tokenizer and nothing hidden was left out. `unpublished` names parts whose
+    size the provider does not publish (a hosted tool's prompt, an image of unknown size): the
+    band does not cover them, and `describe` says so.
     """
 
     label: str
     exact: bool
     band_pct: float | None = None
     requests: int = 0
+    unpublished: tuple[str, ...] = ()
 
     def describe(self, total: int) -> str:
         """E.g. '≈ 2,310 tokens (estimate, <label>; ±3.5 % on 29 real requests)'."""
@@ -49,6 +52,8 @@ class Estimate:
             if self.band_pct is not None
             else "; not calibrated"
         )
+        if self.unpublished:
+            band += f"; not covered: {', '.join(self.unpublished)}"
         return f"≈ {total:,} tokens (estimate, {self.label}{band})"
 
 

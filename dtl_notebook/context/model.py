@@ -18,11 +18,13 @@ the documented rules. Unchanged parts of the previous request are replayed, not 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
+from dtl_notebook.context.content_rules import UNPUBLISHED
 from dtl_notebook.context.segments import (
     FRAMED_KINDS,
     KINDS,
@@ -75,6 +77,11 @@ def model_context(
     rendered = out.rendered()
     counter = out.counter
     estimate = estimate_for(provider, counter.method)
+    unpublished = tuple(
+        dict.fromkeys(n[len(UNPUBLISHED) :] for n in out.notes if n.startswith(UNPUBLISHED))
+    )
+    if unpublished:
+        estimate = replace(estimate, unpublished=unpublished)
     return ModelContext(
         provider,
         model,

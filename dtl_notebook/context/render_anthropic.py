@@ -6,15 +6,29 @@ https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool.
 Tools with `defer_loading: true` are stripped before the cache key is computed and enter at a
 `tool_reference` (in a `tool_result` or a server `tool_search_tool_result`), expanded there into
 the full definition. A hidden tool-use system prompt is added whenever tools are present, sized
-per model and `tool_choice` in Anthropic's pricing table; a tool-search tool adds its own prompt.
+per model and `tool_choice` in Anthropic's pricing table; a tool-search tool adds its own prompt,
+and so do server tools (`content_rules`). Images and PDFs count what Anthropic bills for them
+(`media`); thinking blocks of earlier turns are kept as `not_seen` segments of 0 tokens, since
+the API strips them before the model sees them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
+from dtl_notebook.context.content_rules import (
+    UNPUBLISHED,
+    current_turn_start,
+    keeps_prior_thinking,
+    output_schema,
+    server_tool_prompt,
+)
+from dtl_notebook.context.media import anthropic_image_tokens, anthropic_pdf_tokens, billing
 from dtl_notebook.context.segments import Collector, block_text, dump, strip
+
+_THINKING = ("thinking", "redacted_thinking")
 
 
 def render(payload: dict[str, Any], out: Collector) -> None:
@@ -24,18 +38,26 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         "tools": tools,
         "tool_choice": payload.get("tool_choice"),
         "model": payload.get("model"),
+        "output_config": payload.get("output_config"),
+        "output_format": payload.get("output_format"),
+        "thinking": payload.get("thinking"),
     }
     if not out.unit(head):
         if tools:
             _hidden(payload, tools, out)
+        _structured_output(payload, out)
+        if (payload.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
+            out.notes.append(f"{UNPUBLISHED}the extended-thinking instruction")
         for i, tool in enumerate(tools):
             if tool.get("defer_loading"):
                 continue
+            published, _ = server_tool_prompt(str(tool.get("type", "")))
             out.add(
                 "tool_schema",
                 dump(strip(tool, "cache_control")),
                 f"tools.{i}",
                 label=str(tool.get("name", "")),
+                tokens=0 if published is not None else None,  # the published size covers it
             )
     system = payload.get("system")
     if not out.unit(system):
@@ -44,18 +66,32 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         for i, block in enumerate(system or [] if not isinstance(system, str) else []):
             out.add("system", str(block.get("text", "")), f"system.{i}", label="system")
     messages = payload.get("messages") or []
+    turn = current_turn_start(messages)
+    keeps = keeps_prior_thinking(str(payload.get("model", "")))
     m = out.replay(messages)
     while m < len(messages):
         message = messages[m]
-        if not out.unit(message):
+        seen = keeps or m > turn
+        # whether its thinking is seen depends on later messages: part of the unit
+        unit = {"message": message, "thinking_seen": seen} if _has_thinking(message) else message
+        if not out.unit(unit):
             if not by_name and tools:
                 by_name.update((t.get("name"), t) for t in tools if isinstance(t, dict))
-            _message(m, message, by_name, out)
+            _message(m, message, by_name, out, seen)
         m += 1
         m += out.replay(messages, m)
 
 
-def _message(m: int, message: Any, by_name: dict[Any, Any], out: Collector) -> None:
+def _has_thinking(message: Any) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") in _THINKING for b in content
+    )
+
+
+def _message(
+    m: int, message: Any, by_name: dict[Any, Any], out: Collector, thinking_seen: bool = True
+) -> None:
     role = message.get("role")
     content = message.get("content")
     if isinstance(content, str):
@@ -67,6 +103,10 @@ def _message(m: int, message: Any, by_name: dict[Any, Any], out: Collector) -> N
         btype = block.get("type")
         if role == "system":
             out.add("system_patch", block_text(block), path, label="system", role=role)
+        elif btype in _THINKING:
+            _thinking(block, path, thinking_seen, out)
+        elif btype in ("image", "document"):
+            _media(block, path, str(role), out)
         elif btype == "tool_result":
             _result(block, path, by_name, out)
         elif btype == "tool_search_tool_result":
@@ -105,6 +145,116 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
         prefix = next((p for p in search_prompts if kind.startswith(p)), None)
         if prefix is not None:
             out.hidden(f"{prefix} prompt", int(search_prompts[prefix]), f"tools.{i}", "fitted")
+        published, own_prompt = server_tool_prompt(kind)
+        if published is not None:
+            out.hidden(f"{kind} prompt", published, f"tools.{i}", "published")
+        elif own_prompt:
+            out.hidden(f"{kind} prompt", 0, f"tools.{i}", "size not published")
+            out.notes.append(f"{UNPUBLISHED}the {kind} server-tool prompt (counted as 0)")
+
+
+def _structured_output(payload: dict[str, Any], out: Collector) -> None:
+    """The hidden prompt of a structured-output request: it carries the schema (sized from its
+    canonical JSON, times the copies real usage shows) and a fixed instruction; Anthropic
+    publishes neither, so both are fitted (`calibration.json`)."""
+    schema = output_schema(payload)
+    if schema is None:
+        return
+    fit = calibration()["anthropic"]["structured_output"]
+    schema_tokens = out.counter.count(dump(schema))
+    tokens = math.ceil(float(fit["schema_copies"]) * schema_tokens) + int(fit["instruction"])
+    out.hidden("structured-output prompt", tokens, "output_config", "schema + fitted instruction")
+
+
+def _thinking(block: dict[str, Any], path: str, seen: bool, out: Collector) -> None:
+    """A thinking block: its text when the model sees it, else a `not_seen` segment."""
+    if block.get("type") == "thinking":
+        text = str(block.get("thinking", ""))
+    else:  # redacted: encrypted, roughly its decoded size over ~4 bytes per token
+        text = "[redacted thinking]"
+    if not seen:
+        label = "thinking (earlier turn: stripped by the API, not seen by the model)"
+        out.add("not_seen", text, path, label=label, role="assistant", tokens=0)
+        return
+    tokens = None
+    if block.get("type") == "redacted_thinking":
+        tokens = len(str(block.get("data", ""))) * 3 // 4 // 4
+        out.notes.append(f"{UNPUBLISHED}redacted thinking at {path} (estimated from its size)")
+    out.add("message", text, path, label="thinking", role="assistant", tokens=tokens)
+
+
+def _media(
+    block: dict[str, Any], path: str, role: str, out: Collector, kind: str = "message"
+) -> None:
+    """An image or document block, counted as Anthropic bills it."""
+    source = block.get("source") or {}
+    if block.get("type") == "image":
+        image = anthropic_image_tokens(source)
+        if image.assumed:
+            out.notes.append(f"{UNPUBLISHED}the size of the image at {path} (assumed the largest)")
+        out.add(
+            kind,
+            image.describe(),
+            path,
+            label=role,
+            role=role,
+            tokens=image.tokens,
+            new_block=kind == "message",
+        )
+        return
+    title = " ".join(str(block.get(k, "")) for k in ("title", "context") if block.get(k))
+    given = source.get("type") if isinstance(source, dict) else None
+    if given == "text":
+        out.add(
+            kind,
+            f"{title}\n{source.get('data', '')}".strip(),
+            path,
+            label=role,
+            role=role,
+            new_block=kind == "message",
+        )
+    elif given == "content":
+        parts = source.get("content")
+        text = parts if isinstance(parts, str) else "".join(block_text(p) for p in parts or [])
+        out.add(
+            kind,
+            f"{title}\n{text}".strip(),
+            path,
+            label=role,
+            role=role,
+            new_block=kind == "message",
+        )
+    elif given == "base64" and "pdf" in str(source.get("media_type", "")):
+        tokens, pages, read = anthropic_pdf_tokens(str(source.get("data", "")), out.counter.count)
+        if not read:
+            out.notes.append(f"{UNPUBLISHED}the text of the PDF at {path} (compressed)")
+        text = f"[PDF, {pages} page{'s' if pages != 1 else ''}] {title}".strip()
+        out.add(
+            kind,
+            text,
+            path,
+            label=role,
+            role=role,
+            tokens=tokens + (out.counter.count(title) if title else 0),
+            new_block=kind == "message",
+        )
+    else:
+        rule = billing()["anthropic"]
+        page = int(rule["image"]["max_tokens"]) + int(
+            rule["pdf"]["page_text_tokens_when_unreadable"]
+        )
+        out.notes.append(
+            f"{UNPUBLISHED}the document at {path} ({given}: pages unknown, one assumed)"
+        )
+        out.add(
+            kind,
+            f"[document by {given}] {title}".strip(),
+            path,
+            label=role,
+            role=role,
+            tokens=page,
+            new_block=kind == "message",
+        )
 
 
 def _result(block: dict[str, Any], path: str, by_name: dict[Any, Any], out: Collector) -> None:
@@ -115,7 +265,11 @@ def _result(block: dict[str, Any], path: str, by_name: dict[Any, Any], out: Coll
         return
     first = True
     for c, part in enumerate(content):
-        if part.get("type") == "tool_reference":
+        if part.get("type") in ("image", "document"):
+            if first:
+                out.add("tool_result", "", path, label=label, role="user")
+            _media(part, f"{path}.content.{c}", "user", out, "tool_result")
+        elif part.get("type") == "tool_reference":
             if first:
                 out.add("tool_result", "", path, label=label, role="user")
             _expand(part.get("tool_name"), f"{path}.content.{c}", f"{path}.content", by_name, out)

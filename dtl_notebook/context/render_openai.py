@@ -7,6 +7,9 @@ OpenAI renders hidden system content → tools → instructions/developer → hi
 functions and namespaces show only their name and description up front; loaded definitions
 join at the `additional_tools` or `tool_search_output` item, at the end of the context.
 Chat Completions: tools, then messages. Kimi: the same, with definitions in system messages.
+Images count what OpenAI bills for them (`media`); reasoning items of earlier turns are
+`not_seen` (dropped before the model sees them); hosted tools and structured output add
+prompts whose size OpenAI does not publish, named as such in the notes.
 """
 
 from __future__ import annotations
@@ -15,8 +18,17 @@ from itertools import islice
 from typing import Any
 
 from dtl_notebook.context.calibration import calibration
+from dtl_notebook.context.content_rules import (
+    UNPUBLISHED,
+    current_turn_start,
+    openai_hosted_unpublished,
+    output_schema,
+)
+from dtl_notebook.context.media import billing, openai_image_tokens
 from dtl_notebook.context.openai_functions import count_as_declaration
 from dtl_notebook.context.segments import Collector, content_text, dump, strip
+
+_IMAGES = ("input_image", "image_url")
 
 HIDDEN_NOTE = "OpenAI adds hidden system content ahead of the tools; it is not counted here"
 
@@ -46,6 +58,60 @@ def _responses_tool(tool: dict[str, Any], source: str, out: Collector) -> None:
     else:
         out.add("tool_schema", _function_text(tool), source, label=str(tool.get("name", kind)))
         count_as_declaration(out, tool)
+        if kind != "tool_search" and openai_hosted_unpublished(str(kind)):
+            out.notes.append(f"{UNPUBLISHED}the hosted {kind} tool's prompt")
+
+
+def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int | None]:
+    """(text, billed tokens or None when they are the text's) of message content: images
+    count by OpenAI's published image rules, not as text."""
+    text = content_text(content)
+    if not isinstance(content, list):
+        return text, None
+    images = [p for p in content if isinstance(p, dict) and p.get("type") in _IMAGES]
+    if not images:
+        return text, None
+    words = content_text([p for p in content if p not in images])
+    tokens = out.counter.count(words) if words else 0
+    for part in images:
+        url = part.get("image_url")
+        detail = str(part.get("detail") or "auto")
+        if isinstance(url, dict):  # Chat Completions: {"url": ..., "detail": ...}
+            detail, url = str(url.get("detail") or "auto"), url.get("url")
+        image = openai_image_tokens(url, detail, model)
+        if image.assumed:
+            out.notes.append(f"{UNPUBLISHED}the size of an image given by URL or file id")
+        tokens += image.tokens
+    return text, tokens
+
+
+def _structured_output(payload: dict[str, Any], source: str, out: Collector) -> None:
+    schema = output_schema(payload)
+    if schema is None:
+        return
+    out.hidden("structured-output schema", out.counter.count(dump(schema)), source, "its JSON")
+    out.notes.append(f"{UNPUBLISHED}the instruction around the structured-output schema")
+
+
+def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> None:
+    """A reasoning item: an earlier turn's is dropped; the current turn's counts its
+    encrypted reasoning by size (the real count is not published)."""
+    summary = " ".join(
+        str(p.get("text", "")) for p in item.get("summary") or [] if isinstance(p, dict)
+    )
+    if not seen:
+        label = "reasoning (earlier turn: dropped by the API, not seen by the model)"
+        out.add("not_seen", summary, path, label=label, role="assistant", tokens=0)
+        return
+    encrypted = item.get("encrypted_content")
+    if isinstance(encrypted, str) and encrypted:
+        per_token = int(billing()["openai"]["reasoning"]["bytes_per_token"])
+        tokens = len(encrypted) * 3 // 4 // per_token
+        out.notes.append(f"{UNPUBLISHED}reasoning at {path} (estimated from its encrypted size)")
+        out.add("message", summary, path, label="reasoning", role="assistant", tokens=tokens)
+        return
+    out.notes.append(f"{UNPUBLISHED}reasoning at {path} (kept by the server, size unknown)")
+    out.add("message", summary, path, label="reasoning", role="assistant")
 
 
 def _hidden(tools: list[Any], history: str, out: Collector) -> None:
@@ -61,9 +127,7 @@ def _hidden(tools: list[Any], history: str, out: Collector) -> None:
                 out.hidden("client tool-search prompt", tokens, f"tools.{i}", "fitted")
                 continue
             out.hidden("hosted tool-search prompt", 0, f"tools.{i}", "size not published")
-            out.notes.append(
-                "OpenAI's hosted tool search adds a prompt of unpublished size; counted as 0"
-            )
+            out.notes.append(f"{UNPUBLISHED}OpenAI's hosted tool search prompt (counted as 0)")
 
 
 def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
@@ -101,9 +165,15 @@ def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
 
 def render_responses(payload: dict[str, Any], out: Collector) -> None:
     tools = payload.get("tools") or []
-    if not out.unit({"tools": tools, "instructions": payload.get("instructions")}):
+    head = {
+        "tools": tools,
+        "instructions": payload.get("instructions"),
+        "text": payload.get("text"),
+    }
+    if not out.unit(head):
         out.notes.append(HIDDEN_NOTE)
         _hidden(tools, "input", out)
+        _structured_output(payload, "text.format", out)
         for i, tool in enumerate(tools):
             _responses_tool(tool, f"tools.{i}", out)
         if payload.get("instructions"):
@@ -112,10 +182,19 @@ def render_responses(payload: dict[str, Any], out: Collector) -> None:
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
     items = items or []
+    turn = current_turn_start(items)
     i = out.replay(items)
     while i < len(items):
         item = items[i]
-        if not out.unit(item):
+        reasoning = isinstance(item, dict) and item.get("type") == "reasoning"
+        # whether a reasoning item is seen depends on later items: part of the unit
+        unit = {"item": item, "seen": i > turn} if reasoning else item
+        if not out.unit(unit):
+            if reasoning:
+                _reasoning(item, f"input.{i}", i > turn, out)
+                i += 1
+                i += out.replay(items, i)
+                continue
             kind, role = item.get("type", "message"), item.get("role")
             # read only for a developer or system message; any() stops at the first
             # conversation message: in practice at once
@@ -150,7 +229,8 @@ def _responses_item(
         text = content_text(item.get("content"))
         out.add("system_patch" if seen_message else "system", text, path, label=role, role=role)
     elif kind == "message":
-        out.add("message", content_text(item.get("content")), path, label=str(role), role=role)
+        text, tokens = content_tokens(item.get("content"), out.model, out)
+        out.add("message", text, path, label=str(role), role=role, tokens=tokens)
     else:
         # Item ids, call ids and statuses are bookkeeping: fitting real usage shows the model
         # does not see them (benchmarks/calibrate.py).
@@ -160,9 +240,10 @@ def _responses_item(
 
 def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
     tools = payload.get("tools") or []
-    if not out.unit(tools):
+    if not out.unit({"tools": tools, "response_format": payload.get("response_format")}):
         if provider == "openai-chat":
             _hidden(tools, "messages", out)
+            _structured_output(payload, "response_format", out)
         for i, tool in enumerate(tools):
             out.add(
                 "tool_schema",
@@ -201,11 +282,13 @@ def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Col
             role=role,
         )
     else:
-        text = content_text(message.get("content"))
+        text, tokens = content_tokens(message.get("content"), out.model, out)
         calls = message.get("tool_calls")
         if calls:
-            text += dump([call.get("function", call) for call in calls])
-        out.add("message", text, f"messages.{m}", label=str(role), role=role)
+            called = dump([call.get("function", call) for call in calls])
+            text += called
+            tokens = None if tokens is None else tokens + out.counter.count(called)
+        out.add("message", text, f"messages.{m}", label=str(role), role=role, tokens=tokens)
 
 
 def _chat_system(m: int, message: dict[str, Any], role: Any, first: bool, out: Collector) -> None:

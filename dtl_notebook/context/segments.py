@@ -38,6 +38,7 @@ KINDS = (
     "message",
     "tool_result",
     "loaded_schema",
+    "not_seen",  # sent, but dropped by the provider before the model saw it: 0 tokens
 )
 # Segments the provider frames one by one (role markers, block delimiters).
 FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})
@@ -194,6 +195,7 @@ class Collector:
 
     def __init__(self, provider: str, model: str, framing: int = 0) -> None:
         self.counter = encoding_for(provider, model)
+        self.model = model
         self.segments: list[Segment] = []
         self.notes: list[str] = []
         self.block = -1
@@ -326,10 +328,14 @@ class Collector:
         role: str | None = None,
         load_point: str | None = None,
         new_block: bool = True,
+        tokens: int | None = None,
     ) -> None:
+        """Append a segment; `tokens`: what the provider bills for it where that is not its
+        text's count (an image, a PDF, a part the model never sees)."""
         if new_block:
             self.block += 1
-        tokens = self._count(self.counter, text) if text else 0
+        if tokens is None:
+            tokens = self._count(self.counter, text) if text else 0
         if kind in FRAMED_KINDS:
             tokens += self.framing
         self.segments.append(

@@ -40,6 +40,7 @@ _KIND_COLOURS = {
     "message": "#f6f8fa",
     "tool_result": "#f6f8fa",
     "loaded_schema": LOAD,
+    "not_seen": "#d0d7de",  # sent, dropped before the model saw it
 }
 
 
