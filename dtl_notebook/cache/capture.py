@@ -84,7 +84,13 @@ def provider_from_url(url: str) -> str | None:
 
 
 def load_capture(path: str | Path) -> list[Exchange]:
-    """Every provider call in a capture file, in order (JSONL, HAR, or a JSON list of pairs)."""
+    """Every provider call in a capture file, in order (JSONL, HAR, a JSON list of pairs, or
+    the proxy's SQLite store)."""
+    from dtl_notebook.cache.store_reader import is_store, load_store
+
+    if is_store(path):
+        exchanges: list[Exchange] = load_store(path)
+        return exchanges
     text = Path(path).read_text(encoding="utf-8")
     try:
         document = json.loads(text)

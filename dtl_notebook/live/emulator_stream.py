@@ -80,7 +80,7 @@ def _responses(response: JSON) -> Iterator[bytes]:
 
 
 def _chat(completion: JSON) -> Iterator[bytes]:
-    head = {k: completion[k] for k in ("id", "created", "model") if k in completion}
+    head: JSON = {k: completion[k] for k in ("id", "created", "model") if k in completion}
     head["object"] = "chat.completion.chunk"
     for choice in completion.get("choices") or []:
         message = choice.get("message") or {}

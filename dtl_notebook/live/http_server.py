@@ -67,7 +67,7 @@ class ThreadedServer:
         sock.listen(1024)
         self._bound_port = int(sock.getsockname()[1])
         config = uvicorn.Config(
-            self.app, log_level="warning", lifespan="off", access_log=False, timeout_keep_alive=30
+            self.app, log_level="warning", lifespan="auto", access_log=False, timeout_keep_alive=30
         )
         self._server, self._socket = uvicorn.Server(config), sock
         self._thread = threading.Thread(
