@@ -77,6 +77,10 @@ class Worker:
                 self._queue.task_done()
         self._queue.task_done()
 
+    def drain(self) -> None:
+        """Wait until everything queued so far is handled."""
+        self._queue.join()
+
     def close(self, timeout: float = 10.0) -> None:
         """Finish what is queued, then stop."""
         self._queue.put(None)
@@ -91,6 +95,8 @@ class Recorder:
         self.conversations = Conversations()
         self.problem: str | None = None
         self.stored = 0
+        self.handled = 0
+        self._handled_changed = threading.Condition()
         self._writer: StoreWriter | None = None
         if store is not None:
             try:
@@ -101,6 +107,16 @@ class Recorder:
 
     def put(self, record: ExchangeRecord) -> None:
         self._worker.put(record)
+
+    def flush(self) -> None:
+        """Wait until every exchange handed over so far is stored."""
+        self._worker.drain()
+
+    def wait(self, count: int, timeout: float = 10.0) -> bool:
+        """Wait until `count` exchanges in all have been handled (an exchange is handed over
+        once its response has ended, a moment after the client has read the last byte)."""
+        with self._handled_changed:
+            return self._handled_changed.wait_for(lambda: self.handled >= count, timeout)
 
     def _record(self, record: ExchangeRecord) -> None:
         row = stored_row(record)
@@ -124,8 +140,13 @@ class Recorder:
                 self.stored += 1
             except Exception as exc:
                 self._report(f"store {self._writer.path} cannot be written ({exc})")
-        for listener in self.listeners:
-            listener(Finished(row, request, response))
+        try:
+            for listener in self.listeners:
+                listener(Finished(row, request, response))
+        finally:
+            with self._handled_changed:
+                self.handled += 1
+                self._handled_changed.notify_all()
 
     def _report(self, problem: str) -> None:
         if self.problem is None:

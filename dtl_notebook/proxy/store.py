@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent.secrets import redact
-from dtl_notebook.proxy.headers import SECRET_HEADERS, stored_headers
+from dtl_notebook.proxy.headers import stored_headers
 from dtl_notebook.proxy.record import ExchangeRecord
 
 SCHEMA_VERSION = "1"
@@ -51,18 +51,19 @@ _COLUMNS = (
 ).split()
 # a key cut off by truncation: its start is masked too
 _CUT_KEY = re.compile(r"(sk-|AIza|gh[pousr]_|xai-|Bearer\s|Basic\s)[A-Za-z0-9._~+/=-]*\Z")
-_SECRET_NAMES = tuple(SECRET_HEADERS | {"api_key", "apikey", "secret", "password", "token"})
+_CREDENTIAL_FIELD = re.compile(r"api[_-]key|authorization", re.IGNORECASE)
 
 
 def masked_text(text: str, cut: bool = False) -> str:
-    """`text` with key-like values masked; in a JSON body, fields named like credentials too."""
+    """`text` with key-like values masked; in a JSON body, the values of credential fields
+    too (the body is rewritten only when one is there, else kept byte for byte)."""
     masked = redact(text)
-    if any(name in masked.lower() for name in _SECRET_NAMES):
+    if _CREDENTIAL_FIELD.search(masked):
         try:
             document = json.loads(masked)
         except ValueError:
             document = None
-        if isinstance(document, dict | list):
+        if isinstance(document, dict | list) and redact(document) != document:
             masked = json.dumps(redact(document), ensure_ascii=False)
     return _CUT_KEY.sub("[redacted]", masked) if cut else masked
 
