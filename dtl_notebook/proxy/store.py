@@ -50,7 +50,7 @@ _COLUMNS = (
     "status response_headers response_body streamed truncated failure started first_byte ended"
 ).split()
 # a key cut off by truncation: its start is masked too
-_CUT_KEY = re.compile(r"(sk-|AIza|gh[pousr]_|xai-|Bearer\s|Basic\s)[A-Za-z0-9._~+/=-]*\Z")
+_CUT_KEY = re.compile(r"(sk-|AIza|gh[pousr]_|xai-|Bearer\s)[A-Za-z0-9._~+/=-]*\Z")
 _CREDENTIAL_FIELD = re.compile(r"api[_-]key|authorization", re.IGNORECASE)
 
 
