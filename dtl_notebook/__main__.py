@@ -1,7 +1,8 @@
 """`python -m dtl_notebook`: the offline demo.
 
 `--lab` opens JupyterLab on the tour notebook (what `make demo` runs); without it the demo
-prints to the terminal, provider by provider.
+prints to the terminal, provider by provider. `python -m dtl_notebook proxy` runs the
+cache-inspector proxy instead (`proxy --help`).
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-
-from dtl_notebook.demo import DEMO_MODELS, DEMO_TURNS, demo_session
-from dtl_notebook.live.agent import Agent
 
 TOUR = Path("notebooks") / "01_tour.ipynb"
 
@@ -39,7 +37,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m dtl_notebook", description=__doc__)
     parser.add_argument("--lab", action="store_true", help="open the tour in JupyterLab")
     parser.add_argument("--port", type=int, default=8888, help="JupyterLab's port (--lab)")
+    commands = parser.add_subparsers(dest="command", metavar="{proxy}")
+    from dtl_notebook.proxy import cli
+
+    proxy = commands.add_parser("proxy", help="the cache-inspector proxy", description=cli.__doc__)
+    cli.add_arguments(proxy)
     args = parser.parse_args(argv)
+    if args.command == "proxy":
+        cli.run(args)
+        return
     if args.lab:
         lab(args.port)
         return
@@ -47,6 +53,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def terminal() -> None:
+    from dtl_notebook.live.agent import Agent
+    from dtl_notebook.demo import DEMO_MODELS, DEMO_TURNS, demo_session
+
     session = demo_session()
     print(f"{len(session.registry)} tools registered, active: {session.active_tools}\n")
     for provider, model in DEMO_MODELS.items():

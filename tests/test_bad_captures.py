@@ -21,10 +21,19 @@ from dtl_notebook.cache.audit import CaptureError
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.wire import ProviderError, ResponseFormatError, parse_response, parse_responses
 
-from .test_stream_capture import ANTH_SDK, VERCEL, XAI_CHUNKS, _calls, _need, _sse
+from .real_recordings import need_real, real_root
+from .test_stream_capture import XAI_CHUNKS, _calls, _sse
 
-REAL = VERCEL.parent
+# the real recordings (tests/real_recordings.py): where absent, the tests that read them skip
+REAL = real_root() or Path("real-recordings-absent")
+VERCEL = REAL / "vercel"
+ANTH_SDK = REAL / "anth_sdk"
 CLAUDE_TAP = REAL / "claude-tap"  # liaohch3/claude-tap tests/fixtures: real Codex traces
+
+
+def _need(folder: Path) -> None:
+    need_real()
+    assert folder.is_dir(), f"{folder} is missing from the real recordings"
 KEY = "sk-proj-" + "Q" * 32
 ANTHROPIC_BODY = {
     "model": "claude-sonnet-4-5",

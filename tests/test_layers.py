@@ -15,7 +15,7 @@ PACKAGE = Path(dtl_notebook.__file__).parent
 # lowest first; a module may import only from its own layer and the ones before it
 # `_reuse` (private reuse machinery) sits under every layer; `demo` is an application of
 # the layers up to live/, shown by the notebook layer.
-LAYERS = ("_reuse", "agent", "wire", "context", "cache", "live", "demo", "notebook")
+LAYERS = ("_reuse", "agent", "wire", "context", "cache", "live", "proxy", "demo", "notebook")
 
 
 def module_name(path: Path) -> str:

@@ -8,7 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{8,}|sk-ant-[A-Za-z0-9_-]{8,}|Bearer\s+[A-Za-z0-9._-]{8,})")
+# OpenAI / Anthropic / OpenAI-compatible (sk-...), Google (AIza...), GitHub tokens, xAI keys,
+# and any bearer credential
+_SECRET = re.compile(
+    r"(sk-[A-Za-z0-9_-]{8,}|AIza[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{16,}"
+    r"|xai-[A-Za-z0-9_-]{16,}|Bearer\s+[A-Za-z0-9._~+/=-]{8,})"
+)
 _SECRET_KEYS = {"api_key", "authorization", "x-api-key", "api-key", "openai-api-key"}
 
 

@@ -12,57 +12,34 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.secrets import redact
-from dtl_notebook.cache.analyze import reported_usage
-from dtl_notebook.cache.capture_request import detect_provider, provider_from_url, request_problem
+from dtl_notebook.cache.capture_request import detect_provider, provider_from_url
+from dtl_notebook.cache.exchange import (
+    CaptureError,
+    Exchange,
+    exchange_from,
+    json_body,
+    status_of,
+)
+from dtl_notebook.cache.store_reader import is_store, load_store
 from dtl_notebook.wire.reply import (
     JSON,
     ProviderError,
     ResponseFormatError,
     body_preview,
-    error_from_body,
 )
-from dtl_notebook.wire.stream import response_bodies, response_body
+from dtl_notebook.wire.stream import response_bodies
 
 __all__ = ["CaptureError", "Exchange", "detect_provider", "load_capture", "provider_from_url"]
 
 
-class CaptureError(DtlError, ValueError):
-    """A capture entry that is not a request body or a {request, response} pair; names the
-    file, the entry (line number or JSON path) and the field."""
-
-
-@dataclass
-class Exchange:
-    """One captured request and what came back: a response object or a provider error."""
-
-    source: str
-    provider: str
-    request: JSON
-    response: JSON | None = None
-    error: ProviderError | None = None
-    status: int | None = None
-    url: str | None = None
-
-    def __repr__(self) -> str:  # captured bodies may hold keys: masked like everything shown
-        fields = ", ".join(f"{k}={redact(v)!r}" for k, v in vars(self).items())
-        return f"Exchange({fields})"
-
-
-def refused(status: int | None) -> bool:
-    """An HTTP status that means the provider did not answer (101 is a WebSocket upgrade,
-    whose answer comes as events over the socket)."""
-    return status is not None and status != 101 and not 200 <= status < 300
-
-
 def load_capture(path: str | Path) -> list[Exchange]:
     """Every provider call in a capture file, in order (JSONL, HAR, a JSON list of pairs, or
-    one request or pair as a JSON document, pretty-printed or not)."""
+    one request or pair as a JSON document, pretty-printed or not; the proxy's SQLite store)."""
+    if is_store(path):
+        return load_store(path)
     name = Path(path).name
     text = _utf8(Path(path).read_bytes(), str(path))
     try:
@@ -96,7 +73,7 @@ def _jsonl(text: str, name: str) -> list[Exchange]:
     found: list[Exchange] = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            found.extend(_entry(_json_body(line, f"{name}:{number}"), f"{name}:{number}"))
+            found.extend(_entry(json_body(line, f"{name}:{number}"), f"{name}:{number}"))
     return found
 
 
@@ -104,7 +81,7 @@ def _entry(item: JSON, where: str) -> list[Exchange]:
     if "request" in item:
         return _pair(item, where, "")
     if "model" in item:
-        return [_exchange(where, item, None)]
+        return [exchange_from(where, item, None)]
     raise CaptureError(
         f'{where}: neither a request body (no \'model\') nor a {{"request": …, "response": …}} pair'
     )
@@ -134,7 +111,7 @@ def _pair(item: JSON, name: str, at: str) -> list[Exchange]:
     address = request.get("url") or request.get("path")
     url = address if isinstance(address, str) else None
     if "body" in request and (url or "method" in request):
-        body = _json_body(request["body"], f"{name}: {at}request.body")
+        body = json_body(request["body"], f"{name}: {at}request.body")
         if url and provider_from_url(url) is None:
             return []
     else:
@@ -142,12 +119,12 @@ def _pair(item: JSON, name: str, at: str) -> list[Exchange]:
     status = None
     if isinstance(response, dict) and "body" in response:
         code = response.get("status_code", response.get("status"))
-        status = _status(code, f"{name}: {at}response.status_code")
+        status = status_of(code, f"{name}: {at}response.status_code")
         events = response.get("ws_events")
         if isinstance(request.get("ws_events"), list) and isinstance(events, list):
             return _socket(request["ws_events"], events, where, status, url)
         response = events if response["body"] is None and events else response["body"]
-    return [_exchange(where, body, response, status, url)]
+    return [exchange_from(where, body, response, status, url)]
 
 
 def _socket(
@@ -171,7 +148,7 @@ def _socket(
             "responses streamed back"
         )
     return [
-        _exchange(f"{where} response {n}", body, reply, status, url)
+        exchange_from(f"{where} response {n}", body, reply, status, url)
         for n, (body, reply) in enumerate(zip(bodies, replies, strict=True))
     ]
 
@@ -192,7 +169,7 @@ def _har(document: JSON, name: str) -> list[Exchange]:
         post = request.get("postData")
         if not isinstance(post, dict) or not isinstance(post.get("text"), str):
             raise CaptureError(f"{at}.request.postData.text: missing (a POST to {url})")
-        body = _json_body(post["text"], f"{at}.request.postData.text")
+        body = json_body(post["text"], f"{at}.request.postData.text")
         response = entry.get("response")
         if not isinstance(response, dict):
             raise CaptureError(f"{at}.response: missing")
@@ -200,8 +177,8 @@ def _har(document: JSON, name: str) -> list[Exchange]:
         text = content.get("text") if isinstance(content, dict) else None
         if isinstance(text, str) and isinstance(content, dict) and content.get("encoding"):
             text = _base64(text, content["encoding"], f"{at}.response.content.text")
-        status = _status(response.get("status"), f"{at}.response.status")
-        found.append(_exchange(at, body, text, status or None, url))
+        status = status_of(response.get("status"), f"{at}.response.status")
+        found.append(exchange_from(at, body, text, status or None, url))
     return found
 
 
@@ -214,59 +191,3 @@ def _base64(text: str, encoding: Any, where: str) -> str:
         if isinstance(exc, CaptureError):
             raise
         raise CaptureError(f"{where}: not base64 {body_preview(text)}") from None
-
-
-def _json_body(value: Any, where: str) -> JSON:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise CaptureError(f"{where}: not JSON ({exc.msg}): {body_preview(value)}") from None
-        except RecursionError:
-            raise CaptureError(f"{where}: JSON nested too deep to read") from None
-    if not isinstance(value, dict):
-        raise CaptureError(f"{where}: expected a JSON object, got {type(value).__name__}")
-    return value
-
-
-def _status(value: Any, where: str) -> int | None:
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
-    raise CaptureError(f"{where}: expected an HTTP status number, got {value!r}")
-
-
-def _exchange(
-    where: str, body: JSON, raw: Any, status: int | None = None, url: str | None = None
-) -> Exchange:
-    """Check the request body and turn the response into an object or a ProviderError."""
-    if not isinstance(body.get("model"), str):
-        raise CaptureError(f"{where}: request model: missing (every request body names one)")
-    problem = request_problem(body)
-    if problem is not None:
-        raise CaptureError(f"{where}: request {problem}")
-    provider = detect_provider(body, url)
-    exchange = Exchange(where, provider, body, status=status, url=url)
-    if raw is None or (raw == "" and refused(status)):
-        if refused(status):
-            exchange.error = ProviderError(provider, "empty error body", status)
-        return exchange
-    try:
-        data = response_body(raw, provider)
-        error = error_from_body(data, provider, status)
-        if error is None and refused(status):
-            error = ProviderError(provider, body_preview(json.dumps(data)), status)
-        if error is not None:
-            raise error
-        reported_usage(data, provider)  # a usage count that is not a number is named here
-    except ProviderError as exc:
-        exchange.error = ProviderError(provider, exc.message, exc.status or status, exc.type)
-        return exchange
-    except ResponseFormatError as exc:
-        if refused(status):  # an HTML error page from a proxy, say
-            exchange.error = ProviderError(provider, str(exc), status)
-            return exchange
-        raise CaptureError(f"{where}: response {exc.field}: {exc.reason}") from None
-    if not isinstance(data, dict):
-        raise CaptureError(f"{where}: response: expected an object, got {type(data).__name__}")
-    exchange.response = data
-    return exchange

@@ -1,0 +1,98 @@
+"""A complete response object as the server-sent events the provider streams for it.
+
+What the emulator answers to `"stream": true`: the event sequence whose accumulation (the SDKs'
+own accumulators, `wire.stream`) gives back the same object.
+Anthropic: https://docs.claude.com/en/docs/build-with-claude/streaming
+OpenAI Responses: https://platform.openai.com/docs/api-reference/responses-streaming
+Chat Completions: https://platform.openai.com/docs/api-reference/chat-streaming
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+def sse_events(body: JSON, provider: str) -> Iterator[bytes]:
+    """The SSE frames (`event:`/`data:` blocks) streaming `body` for `provider`."""
+    if provider == "anthropic":
+        yield from _anthropic(body)
+    elif provider == "openai-responses":
+        yield from _responses(body)
+    else:
+        yield from _chat(body)
+
+
+def _frame(data: JSON | str, event: str | None = None) -> bytes:
+    text = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {text}\n\n".encode()
+
+
+def _anthropic(message: JSON) -> Iterator[bytes]:
+    usage = dict(message.get("usage") or {})
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
+    start["usage"] = {**usage, "output_tokens": 1}
+    yield _frame({"type": "message_start", "message": start}, "message_start")
+    for index, block in enumerate(message.get("content") or []):
+        kind = block.get("type")
+        if kind == "text":
+            opened: JSON = {**block, "text": ""}
+            delta: JSON | None = {"type": "text_delta", "text": block.get("text", "")}
+        elif kind == "tool_use":
+            opened = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input"))}
+        else:  # server tool blocks arrive whole
+            opened, delta = block, None
+        yield _frame(
+            {"type": "content_block_start", "index": index, "content_block": opened},
+            "content_block_start",
+        )
+        if delta is not None:
+            yield _frame(
+                {"type": "content_block_delta", "index": index, "delta": delta},
+                "content_block_delta",
+            )
+        yield _frame({"type": "content_block_stop", "index": index}, "content_block_stop")
+    final = {"stop_reason": message.get("stop_reason"), "stop_sequence": None}
+    yield _frame(
+        {"type": "message_delta", "delta": final, "usage": usage},
+        "message_delta",
+    )
+    yield _frame({"type": "message_stop"}, "message_stop")
+
+
+def _responses(response: JSON) -> Iterator[bytes]:
+    created = {**response, "status": "in_progress", "output": [], "usage": None}
+    sequence = 0
+    yield _frame({"type": "response.created", "response": created, "sequence_number": sequence})
+    for index, item in enumerate(response.get("output") or []):
+        for kind in ("response.output_item.added", "response.output_item.done"):
+            sequence += 1
+            event = {"type": kind, "output_index": index, "item": item}
+            yield _frame({**event, "sequence_number": sequence}, kind)
+    sequence += 1
+    done = {"type": "response.completed", "response": response, "sequence_number": sequence}
+    yield _frame(done, "response.completed")
+
+
+def _chat(completion: JSON) -> Iterator[bytes]:
+    head: JSON = {k: completion[k] for k in ("id", "created", "model") if k in completion}
+    head["object"] = "chat.completion.chunk"
+    for choice in completion.get("choices") or []:
+        message = choice.get("message") or {}
+        delta: JSON = {"role": "assistant", "content": message.get("content")}
+        calls = message.get("tool_calls")
+        if calls:
+            delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(calls)]
+        first = {"index": choice.get("index", 0), "delta": delta, "finish_reason": None}
+        yield _frame({**head, "choices": [first]})
+        last = {"index": choice.get("index", 0), "delta": {}, "finish_reason": None}
+        last["finish_reason"] = choice.get("finish_reason")
+        yield _frame({**head, "choices": [last]})
+    if completion.get("usage") is not None:
+        yield _frame({**head, "choices": [], "usage": completion["usage"]})
+    yield _frame("[DONE]")

@@ -1,0 +1,154 @@
+"""The forwarding app: provider paths to their fixed upstream, everything else refused.
+
+Bodies go out byte for byte and come back as they arrive (`aiter_raw`: no decoding, no
+buffering), with the upstream's status, compression and headers less the hop-by-hop ones.
+Every exchange is handed to `sink` once it has ended, whatever happened; the sink must not
+block (the store queues it for its own thread).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx2
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from dtl_notebook.proxy.config import ROUTES, ProxyConfig
+from dtl_notebook.proxy.headers import end_to_end
+from dtl_notebook.proxy.record import ExchangeRecord
+
+Sink = Callable[[ExchangeRecord], None]
+TIMEOUT = httpx2.Timeout(connect=10.0, read=600.0, write=60.0, pool=60.0)
+# set by the side that writes the bytes: the host from the upstream URL, the length of the body
+_REQUEST_DROP = frozenset({b"host", b"content-length"})
+
+
+def error_body(family: str, status: int, message: str) -> bytes:
+    """An error in the provider's own shape, so its SDK raises its usual error."""
+    if family == "anthropic":
+        kind = {404: "not_found_error", 413: "request_too_large"}.get(status, "api_error")
+        body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
+    elif family == "openai":
+        kind = "invalid_request_error" if status < 500 else "server_error"
+        body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
+    else:  # not a provider path: a shape both SDKs read the message from
+        body = {"type": "error", "error": {"type": "not_found_error", "message": message}}
+    return json.dumps(body).encode()
+
+
+def _json_error(family: str, status: int, message: str) -> Response:
+    return Response(error_body(family, status, message), status, media_type="application/json")
+
+
+class _Relay(Response):
+    """The upstream's response streamed to the client chunk by chunk. An upstream that breaks
+    off mid-body leaves this response unfinished too, so the client sees the same cut."""
+
+    def __init__(self, upstream: httpx2.Response, record: ExchangeRecord, sink: Sink) -> None:
+        self.upstream, self.record, self.sink = upstream, record, sink
+        self.status_code = upstream.status_code
+        self.raw_headers = end_to_end(upstream.headers.raw)
+        self.background = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        record, failure, complete = self.record, None, False
+        record.response(self.status_code, self.raw_headers)
+        try:
+            start = {"status": self.status_code, "headers": self.raw_headers}
+            await send({"type": "http.response.start", **start})
+            async for chunk in self.upstream.aiter_raw():
+                record.chunk(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            complete = True
+        except httpx2.HTTPError as exc:
+            failure = f"upstream cut the response mid-body: {type(exc).__name__}: {exc}"
+        except OSError as exc:  # the client went away
+            failure = f"client disconnected mid-response: {exc}"
+        finally:
+            await self.upstream.aclose()
+            record.finish(None if complete else failure or "response not completed")
+            self.sink(record)
+
+
+def make_app(config: ProxyConfig, sink: Sink) -> Starlette:
+    """The ASGI app forwarding to `config`'s upstreams; each exchange ends in `sink`."""
+    numbers = itertools.count(1)
+    clients: dict[str, httpx2.AsyncClient] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        limits = httpx2.Limits(max_connections=512, max_keepalive_connections=64)
+        async with httpx2.AsyncClient(timeout=TIMEOUT, limits=limits) as upstream:
+            clients["upstream"] = upstream  # on the server's own loop
+            yield
+
+    def client() -> httpx2.AsyncClient:
+        return clients["upstream"]
+
+    async def forward(request: Request) -> Response:
+        route = ROUTES.get(request.url.path)
+        if route is None:
+            paths = ", ".join(ROUTES)
+            return _json_error(
+                "", 404, f"{request.url.path} is not forwarded: this proxy serves {paths}"
+            )
+        family, provider = route
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > config.max_body:
+            return _json_error(family, 413, _too_large(config.max_body))
+        body = bytearray()
+        try:
+            async for part in request.stream():
+                body += part
+                if len(body) > config.max_body:
+                    return _json_error(family, 413, _too_large(config.max_body))
+        except ClientDisconnect:
+            return Response(status_code=400)
+        origin = config.upstreams[family]
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        query = request.scope.get("query_string", b"")
+        target = (
+            origin + raw_path.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
+        )
+        headers = end_to_end(request.headers.raw, drop=_REQUEST_DROP)
+        record = ExchangeRecord(
+            next(numbers),
+            request.method,
+            request.url.path,
+            query.decode("latin-1"),
+            family,
+            provider,
+            origin,
+            headers,
+            bytes(body),
+            config.max_stored_response,
+        )
+        outgoing = httpx2.Request(request.method, target, headers=headers, content=bytes(body))
+        try:
+            upstream = await client().send(outgoing, stream=True)
+        except httpx2.HTTPError as exc:
+            reason = f"upstream {origin} unreachable: {type(exc).__name__}: {exc}".strip(": ")
+            reply = error_body(family, 502, reason.splitlines()[0] if reason else "unreachable")
+            record.response(502, [(b"content-type", b"application/json")])
+            record.chunk(reply)
+            record.finish(reason)
+            sink(record)
+            return Response(reply, 502, media_type="application/json")
+        return _Relay(upstream, record, sink)
+
+    methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+    routes = [Route("/{path:path}", forward, methods=methods)]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def _too_large(limit: int) -> str:
+    return f"request body over the proxy's limit of {limit} bytes"

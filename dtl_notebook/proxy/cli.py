@@ -1,0 +1,68 @@
+"""`python -m dtl_notebook proxy`: the proxy in the foreground, one line per request."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+from dtl_notebook.proxy.config import (
+    DEFAULT_ANTHROPIC,
+    DEFAULT_OPENAI,
+    DEFAULT_PORT,
+    MAX_BODY_BYTES,
+    ProxyConfigError,
+)
+from dtl_notebook.proxy.server import Proxy
+from dtl_notebook.proxy.summary import Summary
+
+DEFAULT_STORE = "dtl_proxy.sqlite"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (0: a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--store", default=DEFAULT_STORE, help="SQLite file for the exchanges")
+    parser.add_argument("--upstream-anthropic", default=DEFAULT_ANTHROPIC, metavar="ORIGIN")
+    parser.add_argument(
+        "--upstream-openai",
+        default=DEFAULT_OPENAI,
+        metavar="ORIGIN",
+        help="any OpenAI-compatible server (vLLM, SGLang, Ollama, Kimi)",
+    )
+    parser.add_argument("--max-body", type=int, default=MAX_BODY_BYTES, metavar="BYTES")
+
+
+def run(args: argparse.Namespace) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    summary = Summary(lambda line: print(line, flush=True))
+    try:
+        proxy = Proxy(
+            store=args.store,
+            host=args.host,
+            port=args.port,
+            listeners=[summary],
+            upstream_anthropic=args.upstream_anthropic,
+            upstream_openai=args.upstream_openai,
+            max_body=args.max_body,
+        )
+        proxy.start()
+    except (ProxyConfigError, OSError) as exc:
+        sys.exit(f"proxy: {exc}")
+    print(f"dtl_notebook proxy on {proxy.url} -> {proxy.config.upstreams}", flush=True)
+    print(
+        f"  ANTHROPIC_BASE_URL={proxy.url}   OPENAI_BASE_URL={proxy.url}/v1   "
+        f"store: {args.store}   Ctrl-C stops it",
+        flush=True,
+    )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        proxy.stop()
+        summary.close()

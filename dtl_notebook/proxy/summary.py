@@ -1,0 +1,80 @@
+"""One terminal line per request: conversation, provider, model, status, the cache figures the
+response reported, and those predicted from the conversation's earlier requests.
+
+The prediction runs on its own thread (it tokenizes whole contexts), fed by a bounded queue,
+so neither forwarding nor storing waits for it.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+
+from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
+from dtl_notebook.proxy.config import GENERATION_PATHS
+from dtl_notebook.proxy.recorder import Finished, Worker
+
+ANALYZERS_KEPT = 64
+
+
+def _figures(usage: Usage | None) -> str:
+    if usage is None:
+        return "-"
+    return f"{usage.cached}/{usage.written}/{usage.uncached}"
+
+
+class Summary:
+    """A recorder listener that writes one line per exchange with `emit`."""
+
+    def __init__(self, emit: Callable[[str], None] = print) -> None:
+        self.emit = emit
+        self._analyzers: OrderedDict[str, CacheAnalyzer] = OrderedDict()
+        self._worker = Worker(self._line, "dtl-proxy-summary", size=256)
+
+    def __call__(self, finished: Finished) -> None:
+        self._worker.put(finished)
+
+    def close(self) -> None:
+        self._worker.close()
+
+    def _line(self, finished: Finished) -> None:
+        self.emit(self.line(finished))
+
+    def line(self, finished: Finished) -> str:
+        """`#3 c1 anthropic claude-sonnet-4-5 200 reported 1200/300/20 predicted 1200/300/20`,
+        figures as cached/written/uncached tokens, then the predicted break cause."""
+        values = finished.row.values
+        request = finished.request or {}
+        head = f"#{values['number']} {finished.conversation or '-'} {values['provider']}"
+        model = request.get("model") if isinstance(request.get("model"), str) else "?"
+        status = values["status"] if values["status"] is not None else "---"
+        parts = [head, str(model), str(status)]
+        if values["path"] not in GENERATION_PATHS:
+            return " ".join([*parts, values["path"]])
+        if values["failure"]:
+            return " ".join([*parts, str(values["failure"]).splitlines()[0][:160]])
+        if finished.response is None:
+            return " ".join([*parts, "no readable response"])
+        reported = reported_usage(finished.response, str(values["provider"]))
+        predicted, cause = self._predict(finished)
+        parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
+        return " ".join(parts + ([f"break: {cause}"] if cause else []))
+
+    def _predict(self, finished: Finished) -> tuple[str, str | None]:
+        """The prediction against the conversation's earlier answered requests."""
+        name = finished.conversation or "-"
+        provider = str(finished.row.values["provider"])
+        analyzer = self._analyzers.get(name)
+        if analyzer is None:
+            analyzer = self._analyzers[name] = CacheAnalyzer(provider)
+            while len(self._analyzers) > ANALYZERS_KEPT:
+                self._analyzers.popitem(last=False)
+        self._analyzers.move_to_end(name)
+        try:
+            entry = analyzer.add(finished.request or {}, at=float(finished.row.values["started"]))
+        except Exception as exc:  # a shape the analyzer does not model
+            return f"unavailable ({type(exc).__name__})", None
+        analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
+        usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
+        cause = entry.cache_break.cause if entry.cache_break else None
+        return _figures(usage), cause

@@ -1,0 +1,78 @@
+"""Upstreams for the proxy tests, served over real HTTP on loopback.
+
+`FaultUpstream` answers provider paths the way a struggling provider does, picked per request
+by the `x-test-fault` header (forwarded like any end-to-end header): `500`, `429`, `cut` (an
+event stream that breaks off mid-body), `gate` (one event, then the rest only once the test
+opens `gate`), `gzip` (a compressed JSON body), `echo` (the request body and a cookie back).
+Everything sent is kept in `sent`, byte for byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from dtl_notebook.live.http_server import ThreadedServer
+
+PATHS = ["/v1/messages", "/v1/messages/count_tokens", "/v1/responses", "/v1/chat/completions"]
+EVENT = b'event: ping\ndata: {"type":"ping"}\n\n'
+ANTHROPIC_OVERLOADED = (
+    b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},'
+    b'"request_id":"req_011"}'
+)
+OPENAI_RATE_LIMIT = (
+    b'{"error":{"message":"Rate limit reached for gpt-5.4","type":"requests",'
+    b'"param":null,"code":"rate_limit_exceeded"}}'
+)
+
+
+class FaultUpstream(ThreadedServer):
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.received: list[tuple[dict[str, str], bytes]] = []
+        self.gate = threading.Event()
+        routes = [Route(p, self._handle, methods=["POST"]) for p in PATHS]
+        super().__init__(Starlette(routes=routes))
+
+    async def _handle(self, request: Request) -> Response:
+        body = await request.body()
+        self.received.append((dict(request.headers), body))
+        fault = request.headers.get("x-test-fault", "echo")
+        if fault == "500":
+            return self._bytes(ANTHROPIC_OVERLOADED, 500, {"request-id": "req_011"})
+        if fault == "429":
+            return self._bytes(OPENAI_RATE_LIMIT, 429, {"retry-after": "7"})
+        if fault == "gzip":
+            plain = json.dumps({"id": "msg_gz", "echo": body.decode()}).encode()
+            packed = gzip.compress(plain)
+            self.sent.append(packed)
+            return Response(packed, 200, {"content-encoding": "gzip"}, "application/json")
+        if fault in ("cut", "gate"):
+            return StreamingResponse(self._events(fault), media_type="text/event-stream")
+        echo: dict[str, Any] = {"id": "echo", "body": body.decode("utf-8", "replace")}
+        echo["headers"] = dict(request.headers)
+        cookie = {"set-cookie": f"session={request.headers.get('x-test-cookie', 'none')}"}
+        return self._bytes(json.dumps(echo).encode(), 200, cookie)
+
+    def _bytes(self, body: bytes, status: int, headers: dict[str, str]) -> Response:
+        self.sent.append(body)
+        return Response(body, status, headers, "application/json")
+
+    async def _events(self, fault: str) -> AsyncIterator[bytes]:
+        self.sent.append(EVENT)
+        yield EVENT
+        if fault == "cut":
+            raise ConnectionAbortedError("upstream breaks off mid-stream")  # drops the socket
+        while not self.gate.is_set():
+            await asyncio.sleep(0.005)
+        self.sent.append(EVENT)
+        yield EVENT
