@@ -34,6 +34,8 @@ CLAUDE_TAP = REAL / "claude-tap"  # liaohch3/claude-tap tests/fixtures: real Cod
 def _need(folder: Path) -> None:
     need_real()
     assert folder.is_dir(), f"{folder} is missing from the real recordings"
+
+
 KEY = "sk-proj-" + "Q" * 32
 ANTHROPIC_BODY = {
     "model": "claude-sonnet-4-5",
