@@ -62,15 +62,15 @@ class ToolSetChanges:
     def set_active_tools(self, names: Iterable[str]) -> None:
         """Replace the active set (order kept, duplicates dropped).
 
-        A pure append records nothing (a reorder alone neither: the model may call the same
-        tools). A removal is recorded as a `SystemUpdate`, together with every addition made in
+        Before the first message this only sets the initial tools. Later, a pure append records
+        nothing (a reorder alone neither: the model may call the same tools). A removal is recorded as a `SystemUpdate`, together with every addition made in
         the same call; re-adding a tool removed earlier is recorded as an addition.
         """
         wanted = list(dict.fromkeys(checks.name_list(names, "names")))
         unknown = [n for n in wanted if n not in self.registry]
         if unknown:
             raise UnknownToolError(", ".join(unknown))
-        if self._running:  # execute records it on the tool's result
+        if self._running or not self.messages:  # on the tool's result / still the initial set
             self._active = wanted
             return
         before = self.active_tools
@@ -89,11 +89,13 @@ class ToolSetChanges:
         return new
 
     def restore_active_tools(self, names: Iterable[str]) -> None:
-        """Set the active set as a saved session had it, recording nothing."""
+        """Set the active set as a saved (or rolled back) session had it, recording nothing;
+        changes queued for the end of a tool run are dropped with the run."""
         wanted = list(dict.fromkeys(checks.name_list(names, "names")))
         for name in wanted:
             self.registry.get(name)
         self._active = wanted
+        self._queued = []
 
     def remove_tools(self, names: Iterable[str]) -> list[str]:
         """Withdraw active tools from the model (they stay registered); returns their names.
