@@ -63,7 +63,8 @@ class ToolSetChanges:
         """Replace the active set (order kept, duplicates dropped).
 
         Before the first message this only sets the initial tools. Later, a pure append records
-        nothing (a reorder alone neither: the model may call the same tools). A removal is recorded as a `SystemUpdate`, together with every addition made in
+        nothing (a reorder alone neither: the model may call the same tools). A removal is
+        recorded as a `SystemUpdate`, together with every addition made in
         the same call; re-adding a tool removed earlier is recorded as an addition.
         """
         wanted = list(dict.fromkeys(checks.name_list(names, "names")))
