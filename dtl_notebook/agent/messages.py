@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from dtl_notebook.agent.checks import finite_json, shown, surrogate_problem, type_error
 from dtl_notebook.agent.errors import InvalidArgumentError
@@ -152,10 +161,19 @@ class ToolResultMessage(_Model):
 
 
 class SystemUpdate(_Model):
-    """A patch of system prompt sections: new text per changed section, None for a removal."""
+    """A change the model is told about between turns: a patch of system prompt sections (new
+    text per changed section, None for a removal) and changes to the tools it may call.
+
+    `tools_removed` names the tools withdrawn from here on; `tools_added` holds the definitions
+    offered from here on, as snapshots (later registry edits do not change history). Removals
+    apply before additions, so a name in both is a redefinition. The tool fields are left out of
+    the saved form while empty, so updates written before they existed read and write the same.
+    """
 
     role: Literal["system"] = "system"
-    sections: dict[str, str | None]
+    sections: dict[str, str | None] = Field(default_factory=dict)
+    tools_added: list[ToolSpec] = Field(default_factory=list)
+    tools_removed: list[str] = Field(default_factory=list)
 
     @field_validator("sections")
     @classmethod
@@ -165,6 +183,41 @@ class SystemUpdate(_Model):
             if problem:
                 raise ValueError(f"section {name!r} {problem}")
         return sections
+
+    @field_validator("tools_added")
+    @classmethod
+    def _one_definition_each(cls, tools: list[ToolSpec]) -> list[ToolSpec]:
+        names = [t.name for t in tools]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"tool {twice[0]!r} is added twice in one update")
+        return [t.spec() for t in tools]  # a snapshot of the definition, never a callable
+
+    @field_validator("tools_removed")
+    @classmethod
+    def _removed_once(cls, names: list[str]) -> list[str]:
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"tool {twice[0]!r} is removed twice in one update")
+        return names
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_tool_changes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in ("tools_added", "tools_removed"):
+            if not data.get(name, True):
+                del data[name]
+        return data
+
+    def snapshot(self, name: str) -> ToolSpec | None:
+        """The definition this update adds under `name`, if any."""
+        return next((t for t in self.tools_added if t.name == name), None)
+
+    @property
+    def redefined(self) -> list[str]:
+        """Names removed and added again in this update."""
+        removed = set(self.tools_removed)
+        return [t.name for t in self.tools_added if t.name in removed]
 
 
 Message = Annotated[

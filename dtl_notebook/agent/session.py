@@ -1,4 +1,4 @@
-"""The session: registry, append-only active set, transcript with load-point markers, prompt."""
+"""The session: registry, active set (tool_set.py), transcript with load points, prompt."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
@@ -42,8 +42,22 @@ from dtl_notebook.agent.sections import (
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
+from dtl_notebook.agent.tool_set import ToolSetChanges
+from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 from dtl_notebook.agent.transcript import Transcript
+
+if TYPE_CHECKING:
+    from dtl_notebook.agent.mcp import McpConnection
+
+
+class ToolSource(Protocol):
+    """Something that changes the registry from outside (an MCP server), between turns."""
+
+    closed: bool
+
+    def apply_pending(self) -> None: ...
+
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
@@ -71,7 +85,7 @@ class CacheHazard:
         )
 
 
-class Session:
+class Session(ToolSetChanges):
     """One agent's provider-neutral state: the tool registry, the active tools, the system
     prompt sections and the transcript, from which `wire` builds each provider's request."""
 
@@ -112,6 +126,11 @@ class Session:
         # the active set when the latest assistant message with tool calls was appended
         self._called: tuple[AssistantMessage, frozenset[str]] | None = None
         self._active: list[str] = []
+        self._running = False  # inside a tool's own run (execute)
+        self._queued: list[SystemUpdate] = []  # tool changes waiting for the end of a tool run
+        self._timeline = ToolTimeline()
+        self._initial_specs: dict[str, ToolSpec] = {}
+        self._sources: list[ToolSource] = []  # e.g. MCP connections, synced between turns
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
         self.set_active_tools(active)
@@ -134,35 +153,12 @@ class Session:
         replaced.rewrites = self._messages.rewrites + 1
         self._messages = replaced
 
-    # -- the active set -------------------------------------------------------------------
-    @property
-    def active_tools(self) -> list[str]:
-        """Active tool names in activation order (unregistered ones drop out)."""
-        return [n for n in self._active if n in self.registry]
-
-    def set_active_tools(self, names: Iterable[str]) -> None:
-        """Replace the active set (order kept, duplicates dropped). Writes no marker."""
-        wanted = list(dict.fromkeys(checks.name_list(names, "names")))
-        unknown = [n for n in wanted if n not in self.registry]
-        if unknown:
-            raise UnknownToolError(", ".join(unknown))
-        self._active = wanted
-
+    # -- the active set: ToolSetChanges (tool_set.py) -----------------------------------
     def prepare_search(self) -> None:
         """Build the local `tool_search` index now (otherwise the first search does), once per
         registry version."""
         if self.searcher is not None:
             self.searcher.refresh()
-
-    def activate(self, names: Iterable[str]) -> list[str]:
-        """Append tools to the active set; returns the names that were newly added."""
-        new = [n for n in dict.fromkeys(checks.name_list(names, "names")) if n not in self._active]
-        self.set_active_tools([*self._active, *new])
-        return new
-
-    def tools(self) -> list[Tool]:
-        """The active tools' current definitions, in activation order."""
-        return [self.registry[n] for n in self.active_tools]
 
     def split(self) -> DeferredSplit:
         """split_deferred_tools over the active tools and this transcript."""
@@ -237,6 +233,8 @@ class Session:
             raise checks.type_error("content", "a non-empty string or list of parts", content)
         message = UserMessage(content=parts(content))
         self._check(message)
+        self._sync_sources()
+        self._anchor_queued()
         self._sync_prompt()
         self.messages.append(message)
         return message
@@ -278,7 +276,29 @@ class Session:
         self.messages.append(message)
         if isinstance(message, AssistantMessage) and message.tool_calls:
             self._called = (message, frozenset(self._active))
+        elif isinstance(message, ToolResultMessage) and not self._running:
+            self._sync_sources()  # the end of a tool run is a turn boundary
+            self._anchor_queued()
         return message
+
+    # -- tool sources -----------------------------------------------------------------------
+    def connect_mcp(
+        self, command_or_url: str | list[str], namespace: str | None = None, timeout: float = 30.0
+    ) -> McpConnection:
+        """Connect an MCP server (a stdio command, as a list or a string, or a streamable
+        HTTP URL) and register its tools, deferred; see `dtl_notebook.agent.mcp`."""
+        from dtl_notebook.agent.mcp import McpConnection
+
+        connection = McpConnection(self, command_or_url, namespace=namespace, timeout=timeout)
+        self._sources.append(connection)
+        return connection
+
+    def _sync_sources(self) -> None:
+        """Apply the tool-list changes sources reported since the last turn boundary."""
+        for source in list(self._sources):
+            source.apply_pending()
+            if source.closed:
+                self._sources.remove(source)
 
     def _check(self, message: Message) -> None:
         if isinstance(message, SystemUpdate):
@@ -289,7 +309,11 @@ class Session:
                 raise TranscriptError(
                     f"tool result for call {message.call_id!r}: no pending tool call has that id"
                 )
-            missing = [n for n in message.added_tool_names or [] if n not in self.registry]
+            missing = [
+                n
+                for n in message.added_tool_names or []
+                if n not in self.registry and message.snapshot(n) is None
+            ]
             if missing:
                 raise UnknownToolError(", ".join(missing), "registered (named in a marker)")
         elif isinstance(message, AssistantMessage):
@@ -354,13 +378,16 @@ class Session:
                 f"{checks.shown(call.model_dump(exclude_none=True))}); execute the recorded call"
             )
         before = list(self._active)
+        self._running = True
         try:
             content, reported = self._run(call)
         except BaseException as exc:
             self._active = before
+            self._running = False
             if not isinstance(exc, Exception):
                 raise
             return self.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
+        self._running = False
         after = list(self._active)
         change = None
         names: list[str] = []
@@ -406,8 +433,9 @@ class Session:
             raise ValueError(f"arguments are not a JSON object: {call.invalid_arguments[:200]!r}")
         if call.name not in self.registry:
             raise UnknownToolError(call.name)
-        if call.name not in self._active:
-            raise LookupError(f"tool {call.name!r} is registered but not active in this session")
+        refusal = self._refusal(call)
+        if refusal:
+            raise LookupError(refusal)
         tool = self.registry[call.name]
         error = next(iter(Draft202012Validator(tool.parameters).iter_errors(call.arguments)), None)
         if error is not None:
@@ -419,6 +447,38 @@ class Session:
         if isinstance(output, ToolOutput):
             return parts(output.content), list(output.added_tool_names or [])
         return parts(output), []
+
+    def _refusal(self, call: ToolCall) -> str | None:
+        """Why the model may not call this tool where it did, or None."""
+        position = self._call_position(call)
+        timeline = self.timeline()
+        if not timeline.visible(call.name, position, self._active):
+            last = timeline.last_change(call.name, position)
+            if last is not None and not last.added:
+                return (
+                    f"tool {call.name!r} was removed from this conversation (after message "
+                    f"{last.position}) and is not active here; it cannot be called"
+                )
+            how = f": find it with {TOOL_SEARCH} first" if TOOL_SEARCH in self._active else ""
+            return f"tool {call.name!r} is registered but not active at this point{how}"
+        if call.name not in self._active:
+            return f"tool {call.name!r} is registered but not active in this session"
+        return None
+
+    def _call_position(self, call: ToolCall) -> int:
+        called = self._called
+        messages = self.messages
+        if called is not None and any(c is call for c in called[0].tool_calls):
+            for index in range(len(messages) - 1, -1, -1):
+                if messages[index] is called[0]:
+                    return index
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, AssistantMessage) and any(
+                c.id == call.id for c in message.tool_calls
+            ):
+                return index
+        return len(messages)
 
     # -- persistence ----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -30,7 +30,7 @@ class Stored(Protocol):
     @property
     def active_tools(self) -> list[str]: ...
 
-    def set_active_tools(self, names: Iterable[str]) -> None: ...
+    def restore_active_tools(self, names: Iterable[str]) -> None: ...
 
     def activate(self, names: Iterable[str]) -> list[str]: ...
 
@@ -44,8 +44,9 @@ FORMAT = "dtl_notebook.session"
 
 
 def dump_session(session: Stored) -> dict[str, Any]:
-    """The session as plain JSON data."""
-    return {
+    """The session as plain JSON data; `initial_tools` (the first definitions of initial
+    tools redefined since) only where there are any, so older files read and write the same."""
+    data = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "search": session.search,
@@ -54,6 +55,10 @@ def dump_session(session: Stored) -> dict[str, Any]:
         "sections": session.prompt.copy(),
         "messages": MESSAGES.dump_python(session.messages, mode="json", exclude_none=True),
     }
+    initial = getattr(session, "_initial_specs", {})
+    if initial:
+        data["initial_tools"] = [t.model_dump(exclude_none=True) for t in initial.values()]
+    return data
 
 
 def load_session(
@@ -84,6 +89,7 @@ class SessionFile(BaseModel):
     active: list[StrictStr]
     sections: dict[str, StrictStr]
     messages: list[Message]
+    initial_tools: list[ToolSpec] = []
 
 
 def session_from_dict(
@@ -170,7 +176,9 @@ def _rebuild_steps(
         yield f"messages[{i}]", partial(session.append, message)
     for i, name in enumerate(stored.active):
         yield f"active[{i}]", partial(session.registry.get, name)
-    yield "active", partial(session.set_active_tools, stored.active)
+    yield "active", partial(session.restore_active_tools, stored.active)
+    for i, spec in enumerate(stored.initial_tools):
+        yield f"initial_tools[{i}]", partial(session._initial_specs.__setitem__, spec.name, spec)
 
 
 def _register(

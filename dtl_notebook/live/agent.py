@@ -221,7 +221,7 @@ class Agent:
             result = self._turn(text, steps, on_step)
         except BaseException as exc:
             self.session.messages[:] = saved[0]
-            self.session.set_active_tools(saved[1])
+            self.session.restore_active_tools(saved[1])
             self.session.prompt = saved[2]
             self.cache = cache_state
             where = f"step {len(steps) + 1}"

@@ -364,7 +364,7 @@ class _Builder:
             if not isinstance(message, ToolResultMessage):
                 self.flush_siblings()
             if isinstance(message, SystemUpdate):
-                if not collapse:
+                if not collapse and message.sections:  # tool changes: the current list
                     block = {"type": "text", "text": render_patch(dict(message.sections))}
                     self.pending_system.append({"role": "system", "content": [block]})
             elif isinstance(message, UserMessage):

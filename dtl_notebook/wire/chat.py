@@ -150,7 +150,7 @@ class _Walk:
             if self.batch and not isinstance(message, ToolResultMessage):
                 self.flush()
             if isinstance(message, SystemUpdate):
-                if self.system_updates == "append":
+                if self.system_updates == "append" and message.sections:
                     out.append({"role": "system", "content": render_patch(dict(message.sections))})
             elif isinstance(message, UserMessage):
                 out.append({"role": "user", "content": _user_content(message.content)})

@@ -83,8 +83,8 @@ class _Walk:
             message = messages[index]
             if isinstance(message, AssistantMessage):
                 self.used.update(call.name for call in message.tool_calls)
-            elif isinstance(message, SystemUpdate):
-                self.updates += 1
+            elif isinstance(message, SystemUpdate) and message.sections:
+                self.updates += 1  # a tool-only update is not rendered yet: no text to count
             if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
                 continue
             specs = []

@@ -314,8 +314,9 @@ class _Builder:
         for index in range(start, len(plan.messages)):
             message = plan.messages[index]
             if isinstance(message, SystemUpdate):
-                text = render_patch(dict(message.sections))
-                self.input.append({"role": "developer", "content": text})
+                if message.sections:  # tool changes: the current list, for now
+                    text = render_patch(dict(message.sections))
+                    self.input.append({"role": "developer", "content": text})
             elif isinstance(message, UserMessage):
                 self.input.append({"role": "user", "content": _user_content(message.content)})
             elif isinstance(message, AssistantMessage):

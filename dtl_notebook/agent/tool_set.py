@@ -1,0 +1,191 @@
+"""The session's active tool set and how its changes are recorded in the transcript.
+
+An append outside a tool run records nothing, as before: the request builders declare the tool
+in the prefix. Every other change is a neutral `SystemUpdate` (removals, additions, a
+redefinition as both) anchored between turns: appended at once when no tool call is waiting
+for its result, otherwise queued and appended right after the last result of the tool run, so
+it never sits between a call and its result. Inside a tool's own run (`execute`) a change is
+recorded on that tool's result instead (a marker, or `non_append_change`).
+
+`tool_search` cannot be removed with `remove_tools`: it is how the model reaches every deferred
+tool (a session without it is built with `search=None`). `set_active_tools` still replaces the
+whole set, tool_search included, and records the removal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from dtl_notebook.agent import checks
+from dtl_notebook.agent.errors import InvalidArgumentError, UnknownToolError
+from dtl_notebook.agent.messages import SystemUpdate, ToolCall
+from dtl_notebook.agent.sections import diff_sections
+from dtl_notebook.agent.tool_search import TOOL_SEARCH
+from dtl_notebook.agent.tool_timeline import ToolTimeline
+from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
+
+if TYPE_CHECKING:
+    from dtl_notebook.agent.transcript import Transcript
+
+
+class ToolSetChanges:
+    """The active-set half of `Session` (mixed in; the session supplies the transcript)."""
+
+    registry: ToolRegistry
+    _active: list[str]
+    _running: bool
+    _queued: list[SystemUpdate]
+    _timeline: ToolTimeline
+    _initial_specs: dict[str, ToolSpec]  # initial definitions replaced since (none recorded)
+
+    if TYPE_CHECKING:
+
+        @property
+        def messages(self) -> Transcript: ...
+
+        def pending_calls(self) -> list[ToolCall]: ...
+
+        def held_sections(self) -> dict[str, str]: ...
+
+        def desired_sections(self) -> dict[str, str]: ...
+
+    @property
+    def active_tools(self) -> list[str]:
+        """Active tool names in activation order (unregistered ones drop out)."""
+        return [n for n in self._active if n in self.registry]
+
+    def tools(self) -> list[Tool]:
+        """The active tools' current definitions, in activation order."""
+        return [self.registry[n] for n in self.active_tools]
+
+    def set_active_tools(self, names: Iterable[str]) -> None:
+        """Replace the active set (order kept, duplicates dropped).
+
+        Before the first message this only sets the initial tools. Later, a pure append records
+        nothing (a reorder alone neither: the model may call the same tools). A removal is
+        recorded as a `SystemUpdate`, together with every addition made in
+        the same call; re-adding a tool removed earlier is recorded as an addition.
+        """
+        wanted = list(dict.fromkeys(checks.name_list(names, "names")))
+        unknown = [n for n in wanted if n not in self.registry]
+        if unknown:
+            raise UnknownToolError(", ".join(unknown))
+        if self._running or not self.messages:  # on the tool's result / still the initial set
+            self._active = wanted
+            return
+        before = self.active_tools
+        removed = [n for n in before if n not in wanted]
+        added = [n for n in wanted if n not in before]
+        if not removed:  # an append: only names the transcript has seen change need recording
+            added = [n for n in added if self._has_history(n)]
+        self._active = wanted
+        if removed or added:
+            self._record(removed, [self.registry[n].spec() for n in added])
+
+    def activate(self, names: Iterable[str]) -> list[str]:
+        """Append tools to the active set; returns the names that were newly added."""
+        new = [n for n in dict.fromkeys(checks.name_list(names, "names")) if n not in self._active]
+        self.set_active_tools([*self._active, *new])
+        return new
+
+    def restore_active_tools(self, names: Iterable[str]) -> None:
+        """Set the active set as a saved (or rolled back) session had it, recording nothing;
+        changes queued for the end of a tool run are dropped with the run."""
+        wanted = list(dict.fromkeys(checks.name_list(names, "names")))
+        for name in wanted:
+            self.registry.get(name)
+        self._active = wanted
+        self._queued = []
+
+    def remove_tools(self, names: Iterable[str]) -> list[str]:
+        """Withdraw active tools from the model (they stay registered); returns their names.
+
+        Recorded as a `SystemUpdate`; a later call to one of them gets an `is_error` result.
+        """
+        wanted = list(dict.fromkeys(checks.name_list(names, "names")))
+        active = self.active_tools
+        for i, name in enumerate(wanted):
+            if name not in self.registry:
+                raise UnknownToolError(name)
+            if name == TOOL_SEARCH:
+                raise InvalidArgumentError(
+                    f"names[{i}]: {TOOL_SEARCH!r} cannot be removed: it is how the model finds "
+                    "the deferred tools (build the session with search=None to go without it)"
+                )
+            if name not in active:
+                raise InvalidArgumentError(
+                    f"names[{i}]: tool {name!r} is not active, so there is nothing to remove "
+                    f"(active: {', '.join(active) or 'none'})"
+                )
+        self.set_active_tools([n for n in self._active if n not in wanted])
+        return wanted
+
+    def redefine_tool(self, tool: Tool) -> Tool:
+        """Replace a registered tool's definition (and implementation).
+
+        For an active tool whose definition changed, records a removal plus an addition of the
+        same name in one `SystemUpdate`; an identical definition only re-binds the
+        implementation. A tool that is not active changes in the registry alone.
+        """
+        if not isinstance(tool, Tool):
+            raise checks.type_error("tool", "a Tool", tool)
+        if tool.name not in self.registry:
+            raise UnknownToolError(tool.name, "registered (register it before redefining it)")
+        old = self.registry[tool.name]
+        changed = old.spec() != tool.spec()
+        if changed and not self._has_history(tool.name):
+            self._initial_specs.setdefault(tool.name, old.spec())
+        self.registry.register(tool, replace=True)
+        if changed and tool.name in self._active:
+            self._record([tool.name], [tool.spec()])
+        return tool
+
+    # -- the fold --------------------------------------------------------------------------
+    def timeline(self) -> ToolTimeline:
+        """The transcript's tool changes, folded up to its last message."""
+        return self._timeline.update(self.messages)
+
+    def visible_tools(self, position: int | None = None) -> frozenset[str]:
+        """The tools the model may call in message `position` (default: the next message)."""
+        end = len(self.messages)
+        position = end if position is None else position
+        if isinstance(position, bool) or not isinstance(position, int):
+            raise checks.type_error("position", "a message index", position)
+        if not 0 <= position <= end:
+            raise InvalidArgumentError(f"position: {position} is not a message index (0..{end})")
+        return self.timeline().visible_at(position, self.active_tools)
+
+    def declared_tools(self) -> dict[str, list[tuple[int, ToolSpec]]]:
+        """Every definition ever declared: name -> [(message index, definition)]; index -1
+        stands for the initial tools."""
+
+        def current(name: str) -> ToolSpec | None:
+            return self.registry[name].spec() if name in self.registry else None
+
+        return self.timeline().declared(self.active_tools, current, self._initial_specs.get)
+
+    def prompt_tools(self) -> dict[str, ToolSpec]:
+        """What the prompt holds now: the visible tools with their current definitions."""
+        return {t.name: t.spec() for t in self.tools()}
+
+    # -- recording -------------------------------------------------------------------------
+    def _has_history(self, name: str) -> bool:
+        if self.timeline().events(name):
+            return True
+        return any(name in u.tools_removed or u.snapshot(name) for u in self._queued)
+
+    def _record(self, removed: list[str], added: list[ToolSpec]) -> None:
+        self._queued.append(SystemUpdate(tools_removed=removed, tools_added=added))
+        self._anchor_queued()
+
+    def _anchor_queued(self) -> None:
+        """Append the queued updates if no tool call is waiting for its result."""
+        if not self._queued or self._running or self.pending_calls():
+            return
+        queued, self._queued = self._queued, []
+        patch = diff_sections(self.held_sections(), self.desired_sections())
+        for i, update in enumerate(queued):
+            if i == len(queued) - 1 and patch:
+                update = update.model_copy(update={"sections": patch})
+            self.messages.append(update)

@@ -1,0 +1,156 @@
+"""MCP servers as a tool source: the real demo server over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from dtl_notebook import Session, ToolCall
+from dtl_notebook.agent import SystemUpdate, ToolResultMessage
+from dtl_notebook.agent.errors import ArgumentTypeError, InvalidArgumentError
+from dtl_notebook.agent.mcp import McpConnection, McpError
+
+SERVER = [sys.executable, "-m", "dtl_notebook.demo.mcp_server"]
+TIMEOUT = 20
+
+
+def _call(s: Session, tool: str, call_id: str, /, **arguments: object) -> ToolResultMessage:
+    s.assistant(tool_calls=[ToolCall(id=call_id, name=tool, arguments=arguments)])
+    return s.execute(s.pending_calls()[0])
+
+
+@pytest.fixture
+def stdio() -> Iterator[tuple[Session, McpConnection]]:
+    s = Session(system="Use the tools.")
+    conn = s.connect_mcp(SERVER, timeout=TIMEOUT)
+    try:
+        yield s, conn
+    finally:
+        conn.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_url() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = _free_port()
+    server = subprocess.Popen(
+        [*SERVER, "--http", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("the demo MCP server did not start listening")
+        yield f"http://127.0.0.1:{port}/mcp", server
+    finally:
+        server.kill()
+        server.wait(TIMEOUT)
+
+
+def test_server_tools_enter_the_registry_deferred_and_searchable(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    s, conn = stdio
+    assert {"echo", "add", "add_tool", "remove_tool"} <= set(conn.tools)
+    assert s.registry["echo"].namespace == "demo_mcp"
+    assert "echo" not in s.active_tools  # deferred until found
+    s.user("add 2 and 3")
+    found = _call(s, "tool_search", "s1", query="add two numbers")
+    assert "add" in (found.added_tool_names or [])
+    assert _call(s, "add", "c1", a=2, b=3).text == "5.0"
+
+
+def test_list_changed_mid_session_becomes_a_system_update(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    s, _ = stdio
+    s.activate(["echo", "add", "add_tool", "remove_tool", "redefine_echo"])
+    s.user("change the tools")
+    assert _call(s, "add_tool", "c1", name="reverse").text == "added reverse"
+    assert "reverse" in s.registry and "reverse" not in s.active_tools  # a new tool: deferred
+    _call(s, "remove_tool", "c2", name="add")
+    removal = s.messages[-1]
+    assert isinstance(removal, SystemUpdate) and removal.tools_removed == ["add"]
+    assert "add" not in s.registry
+    _call(s, "redefine_echo", "c3")
+    redefinition = s.messages[-1]
+    assert isinstance(redefinition, SystemUpdate) and redefinition.redefined == ["echo"]
+    assert "times" in redefinition.tools_added[0].parameters["properties"]
+    refused = _call(s, "add", "c4", a=1, b=1)
+    assert refused.is_error
+    assert _call(s, "echo", "c5", text="hi", times=2).text == "hi hi"
+
+
+def test_a_killed_server_gives_a_clear_error_and_a_usable_session(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    s, conn = stdio
+    s.activate(["echo", "crash"])
+    s.user("crash it")
+    crashed = _call(s, "crash", "c1")
+    assert crashed.is_error and "MCP server 'demo_mcp'" in crashed.text
+    after = _call(s, "echo", "c2", text="x")
+    assert after.is_error and "MCP server 'demo_mcp'" in after.text
+    s.assistant("The server is gone.")
+    s.user("still there?")  # the session goes on
+    conn.close()
+    assert "echo" not in s.registry and s.messages[-1].tools_removed == ["echo", "crash"]  # type: ignore[union-attr]
+
+
+def test_streamable_http_server(http_url: tuple[str, subprocess.Popen[bytes]]) -> None:
+    url, server = http_url
+    s = Session()
+    conn = s.connect_mcp(url, namespace="remote", timeout=TIMEOUT)
+    try:
+        assert s.registry["add"].namespace == "remote"
+        s.activate(["add", "add_tool"])
+        s.user("go")
+        assert _call(s, "add", "c1", a=1, b=2).text == "3.0"
+        _call(s, "add_tool", "c2", name="word_count")
+        assert "word_count" in s.registry
+        server.kill()
+        server.wait(TIMEOUT)
+        dead = _call(s, "add", "c3", a=1, b=1)
+        assert dead.is_error and "MCP server 'demo_mcp'" in dead.text
+    finally:
+        conn.close()
+
+
+def test_refresh_applies_the_list_at_once(stdio: tuple[Session, McpConnection]) -> None:
+    s, conn = stdio
+    conn.refresh()
+    assert set(conn.tools) <= set(s.registry.names())
+
+
+@pytest.mark.parametrize(
+    ("target", "error", "needle"),
+    [
+        (42, ArgumentTypeError, "command_or_url"),
+        ([], InvalidArgumentError, "command_or_url"),
+        ("", InvalidArgumentError, "command_or_url"),
+        ([sys.executable, "-c", "pass"], McpError, "MCP server"),
+    ],
+)
+def test_bad_targets_are_named(target: object, error: type[Exception], needle: str) -> None:
+    s = Session()
+    before = s.registry.names()
+    with pytest.raises(error, match=needle):
+        s.connect_mcp(target, timeout=TIMEOUT)  # type: ignore[arg-type]
+    assert s.registry.names() == before and s._sources == []
