@@ -23,19 +23,16 @@ import json
 import re
 import shlex
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import mcp_types as types
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError, InvalidArgumentError, ToolDefinitionError
 from dtl_notebook.agent.mcp_link import McpLink
-from dtl_notebook.agent.tools import TOOL_NAME, Tool, ToolSpec
-
-if TYPE_CHECKING:
-    from dtl_notebook.agent.session import Session
+from dtl_notebook.agent.tools import TOOL_NAME, Tool, ToolRegistry, ToolSpec
 
 T = TypeVar("T")
 
@@ -44,12 +41,24 @@ class McpError(DtlError, RuntimeError):
     """An MCP server could not be reached, or did not answer as the protocol says."""
 
 
+class ToolHost(Protocol):
+    """What a connection needs of the session it feeds (a `Session`)."""
+
+    registry: ToolRegistry
+
+    @property
+    def active_tools(self) -> list[str]: ...
+    def set_active_tools(self, names: Iterable[str]) -> None: ...
+    def redefine_tool(self, tool: Tool) -> Tool: ...
+    def between_turns(self) -> bool: ...
+
+
 class McpConnection:
     """One MCP server feeding a session's registry."""
 
     def __init__(
         self,
-        session: Session,
+        session: ToolHost,
         command_or_url: str | list[str],
         namespace: str | None = None,
         timeout: float = 30.0,
@@ -95,7 +104,7 @@ class McpConnection:
         self._check_open()
         self._stale.clear()
         self._listing = self._wait(self._link.list_tools(), "tools/list")
-        if not self.session._running and not self.session.pending_calls():
+        if self.session.between_turns():
             self.apply_pending()
 
     def apply_pending(self) -> None:

@@ -282,6 +282,11 @@ class Session(ToolSetChanges):
         return message
 
     # -- tool sources -----------------------------------------------------------------------
+    def between_turns(self) -> bool:
+        """Neither inside a tool's run nor with a tool call waiting for its result: where a
+        change of the tool set may be recorded."""
+        return not self._running and not self.pending_calls()
+
     def connect_mcp(
         self, command_or_url: str | list[str], namespace: str | None = None, timeout: float = 30.0
     ) -> McpConnection:
