@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from dtl_notebook import Session, ToolCall
-from dtl_notebook.agent.frozen import FrozenDict, freeze, thaw
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import FrozenDict, freeze, thaw
 from dtl_notebook.agent.messages import TextPart, ToolResultMessage
-from dtl_notebook.context.model import unremembered
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.betas import message_features
 from dtl_notebook.wire.chat import chat_messages
@@ -28,7 +28,7 @@ MODEL = {"anthropic": "claude-opus-4-8", "kimi": "kimi-k2.5"}
 
 def _same_as_cold(session: Session, provider: str, **options: Any) -> dict[str, Any]:
     request = build_request(session, provider, MODEL.get(provider, "gpt-5.4"), **options)
-    with unremembered():
+    with disabled():
         cold = build_request(session, provider, MODEL.get(provider, "gpt-5.4"), **options)
     assert request.json() == cold.json()
     assert request.load_points == cold.load_points and request.notes == cold.notes
@@ -122,7 +122,7 @@ def test_kimi_walk_checks_each_definition_it_read() -> None:
     first, _, _ = chat_messages(the_plan, "kimi", "append", [], active)
     redefined = {**active, name: _tool(2, "v2")}
     second, points, _ = chat_messages(the_plan, "kimi", "append", [], redefined)
-    with unremembered():
+    with disabled():
         cold, cold_points, _ = chat_messages(the_plan, "kimi", "append", [], redefined)
     assert second == cold != first and points == cold_points
     assert "v2" in second[-2]["tools"][0]["function"]["description"]

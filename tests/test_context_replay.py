@@ -7,8 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze
-from dtl_notebook.context.model import model_context, unremembered
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import freeze
+from dtl_notebook.context.model import model_context
 
 ROLES = st.sampled_from(["system", "developer", "user", "assistant"])
 
@@ -29,7 +30,7 @@ def _payload(provider: str, messages: list[Any]) -> dict[str, Any]:
 def _same_as_cold(provider: str, messages: list[Any]) -> None:
     payload = _payload(provider, messages)
     warm = model_context(payload, provider)
-    with unremembered():
+    with disabled():
         cold = model_context(payload, provider)
     assert warm.segments == cold.segments and warm.notes == cold.notes
 

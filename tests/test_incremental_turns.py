@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook._reuse import disabled
 from dtl_notebook.agent.messages import TextPart, UserMessage
 from dtl_notebook.cache import CacheAnalyzer
-from dtl_notebook.context.model import model_context, unremembered
+from dtl_notebook.context.model import model_context
 from dtl_notebook.wire import build_request, validate_payload
 
 WORDS = "weather order eta invoice refund flight hotel email report chart".split()
@@ -119,7 +120,7 @@ def _warm_and_cold(
     try:
         request = build_request(session, provider, model, profile=profile, **options)
     except ValueError as error:  # an unsupported combination fails the same way from scratch
-        with unremembered():
+        with disabled():
             try:
                 build_request(session, provider, model, profile=profile, **options)
             except ValueError as again:
@@ -129,7 +130,7 @@ def _warm_and_cold(
     context = model_context(request)
     # the analyzer takes the context it was given, or works it out: every other request
     entry = warm.add(request, context=context) if len(warm.entries) % 2 else warm.add(request)
-    with unremembered():
+    with disabled():
         scratch = build_request(
             session, provider, model, profile=profile, validate=False, **options
         )
@@ -209,7 +210,7 @@ def test_in_place_edits_are_seen() -> None:
         for edit in edits:
             edit(session)
             request = build_request(session, provider, model, **options)
-            with unremembered():
+            with disabled():
                 scratch = build_request(session, provider, model, validate=False, **options)
                 scratch_context = model_context(scratch)
             context = model_context(request)
@@ -280,7 +281,7 @@ def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> No
         _apply(session, ("redefine", 3), 99)
         _apply(session, ("register", 13), 100)
         third = build_request(session, provider, model, **options)
-        with unremembered():
+        with disabled():
             scratch = build_request(session, provider, model, **options)
         assert third.json() == scratch.json() != second.json()
         kept = {id(t) for t in second.payload["tools"]}
@@ -311,7 +312,7 @@ def test_resumed_history_follows_replacements_and_provider_switches() -> None:
             continue
         model = "claude-opus-4-8" if provider == "anthropic" else "gpt-5.4"
         request = build_request(session, provider, model, **options)
-        with unremembered():
+        with disabled():
             scratch = build_request(session, provider, model, **options)
         assert request.json() == scratch.json() and request.notes == scratch.notes
         session.user(f"turn {step}")

@@ -12,6 +12,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
+from dtl_notebook._reuse.transcript import Transcript
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError, TranscriptError, UnknownToolError
 from dtl_notebook.agent.messages import (
@@ -41,7 +42,6 @@ from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session, write_atomic
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
-from dtl_notebook.agent.transcript import Transcript
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
@@ -104,9 +104,9 @@ class Session:
         self.prompt = Sections({"preamble": system} if system else {})
         for name, text in (sections or {}).items():
             self.prompt[name] = text
-        self._messages = Transcript()
+        self._messages: Transcript[Message] = Transcript()
         # the held sections at the end of the transcript seen: (transcript, rewrites, seen, held)
-        self._held: tuple[Transcript, int, int, dict[str, str]] | None = None
+        self._held: tuple[Transcript[Message], int, int, dict[str, str]] | None = None
         self._active: list[str] = []
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
@@ -119,16 +119,26 @@ class Session:
         )
 
     @property
-    def messages(self) -> Transcript:
+    def messages(self) -> Transcript[Message]:
         """The transcript: append-only by contract, every other change counted
         (`Transcript.rewrites`). Assigning a list replaces it and counts as a rewrite."""
         return self._messages
 
     @messages.setter
     def messages(self, messages: Iterable[Message]) -> None:
-        replaced = Transcript(messages)
+        replaced: Transcript[Message] = Transcript(messages)
         replaced.rewrites = self._messages.rewrites + 1
         self._messages = replaced
+
+    def scratch_copy(self) -> Session:
+        """A session to try a request on: the same registry, prompt and active tools (shared,
+        not copied), and a transcript of its own holding the same messages, so appending to it
+        leaves this session as it is."""
+        scratch = copy.copy(self)
+        scratch._messages = Transcript(self._messages)
+        scratch._held = None
+        scratch._active = list(self._active)
+        return scratch
 
     # -- the active set -------------------------------------------------------------------
     @property

@@ -24,8 +24,6 @@ from dtl_notebook.context.segments import (
     Collector,
     ModelContext,
     Segment,
-    forget,
-    unremembered,
 )
 from dtl_notebook.wire.arguments import check_context_arguments
 from dtl_notebook.wire.common import WireRequest
@@ -35,9 +33,7 @@ __all__ = [
     "KINDS",
     "ModelContext",
     "Segment",
-    "forget",
     "model_context",
-    "unremembered",
 ]
 
 

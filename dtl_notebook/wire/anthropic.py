@@ -25,8 +25,11 @@ from __future__ import annotations
 import bisect
 import copy
 import json
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -46,8 +49,6 @@ from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
-from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
-from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "anthropic"
 NATIVE_SEARCH = {
@@ -70,7 +71,38 @@ PLACEHOLDER = {
 }
 NEUTRAL_TOOL_USE = {"type", "id", "name", "input"}
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
-_walks = Walks(open_last=True)  # earlier message walks, resumed when the transcript grew
+
+
+@dataclass
+class _Walked:
+    """The message walk's state at a checkpoint: the settings it read (`key`) and what it
+    carries into the next messages."""
+
+    profile: ModelProfile
+    search: str
+    references: bool
+    first: int
+    load_points: list[LoadPoint] = field(default_factory=list)
+    server_loaded: set[str] = field(default_factory=set)
+    siblings: list[JSON] = field(default_factory=list)
+    pending_system: list[JSON] = field(default_factory=list)
+    # the builder's block ends and how many of them are this state's (shared while appended to)
+    block_ends: tuple[list[int], int] = ([], 0)
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.profile, self.search, self.references, self.first)
+
+    def copy(self) -> _Walked:
+        return replace(
+            self,
+            load_points=list(self.load_points),
+            server_loaded=set(self.server_loaded),
+            siblings=list(self.siblings),
+            pending_system=list(self.pending_system),
+        )
+
+
+_walks: Walks[_Walked] = Walks(open_last=True)  # earlier walks, resumed as the transcript grew
 
 
 def tool_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -333,18 +365,17 @@ class _Builder:
     def build_messages(self, references: bool) -> None:
         plan = self.plan
         collapse = not self.profile.mid_conversation_system
-        key = (self.profile, self.search, references, plan.first)
+        settings = _Walked(self.profile, self.search, references, plan.first)
         start = plan.first
-        resumed = _walks.find(plan, key)
+        resumed = _walks.find(plan, settings.key())
         if resumed is not None:
             start = resumed.seen
             self.messages = resumed.messages
             self.notes.extend(resumed.notes)
-            self.load_points = resumed.state["load_points"]
-            self.server_loaded = resumed.state["server_loaded"]
-            self.siblings = resumed.state["siblings"]
-            self.pending_system = resumed.state["pending_system"]
-            ends, counted = resumed.state["block_ends"]  # shared while only appended to
+            walked = resumed.state
+            self.load_points, self.server_loaded = walked.load_points, walked.server_loaded
+            self.siblings, self.pending_system = walked.siblings, walked.pending_system
+            ends, counted = walked.block_ends  # shared while only appended to
             self.block_ends = ends if len(ends) == counted else ends[:counted]
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
         for index in range(start, len(plan.messages)):
@@ -363,18 +394,19 @@ class _Builder:
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
         self._close_blocks()
-        state = {
-            "block_ends": (self.block_ends, len(self.block_ends)),
-            "load_points": list(self.load_points),
-            "server_loaded": set(self.server_loaded),
-            "siblings": list(self.siblings),
-            "pending_system": list(self.pending_system),
-        }
+        state = replace(
+            settings,
+            load_points=self.load_points,
+            server_loaded=self.server_loaded,
+            siblings=self.siblings,
+            pending_system=self.pending_system,
+            block_ends=(self.block_ends, len(self.block_ends)),
+        )
         frozen = resumed.frozen if resumed is not None else 0
         checkpoint = Checkpoint(
             len(plan.messages), self.messages, state, self.notes[notes_before:], frozen
         )
-        _walks.keep(plan, key, checkpoint)
+        _walks.keep(plan, checkpoint)  # keeps a copy of the state
         self.flush_siblings()
         self.flush_system()
         if self.pending_system:

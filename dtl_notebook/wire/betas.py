@@ -13,8 +13,8 @@ from typing import Any
 
 import typing_extensions as te
 
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.explain import union_members
-from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.schema import reachable
 
 # Feature -> beta name (provider docs; see shared reference providers.md / tool-removal.md).

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dtl_notebook._reuse.body_text import body_text
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import (
     Message,
 )
 from dtl_notebook.agent.sections import render_section
 from dtl_notebook.agent.split import DeferredSplit
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.body_text import body_text
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.validate import required_betas
 
@@ -106,19 +108,17 @@ class Plan:
 def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
     """Whether two tools define the same thing (a Tool's implementation is not part of it);
     equal to comparing their `spec()`s without re-validating the schemas. Tools are immutable,
-    so the answer for a pair of objects is remembered."""
-    found = _same_definitions.get((id(a), id(b)))
-    if found is not None and found[0] is a and found[1] is b:
-        return found[2]
+    so the answer for a pair of objects is remembered (while the second one lives)."""
+    found = _SAME_DEFINITIONS.owned((id(a), id(b)), b)
+    if found is not None and found[0]() is a:
+        return bool(found[1])
     same = all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
-    if len(_same_definitions) >= REMEMBERED_COMPARISONS:
-        _same_definitions.clear()
-    _same_definitions[(id(a), id(b))] = (a, b, same)  # kept alive: their ids stay theirs
+    if active():
+        _SAME_DEFINITIONS.put_owned((id(a), id(b)), b, (weakref.ref(a), same))
     return same
 
 
-REMEMBERED_COMPARISONS = 4096
-_same_definitions: dict[tuple[int, int], tuple[ToolSpec, ToolSpec, bool]] = {}
+_SAME_DEFINITIONS = Memo("definition comparisons")  # (ids) -> (ref to b, (ref to a, same))
 
 
 def render_patch(patch: dict[str, str | None]) -> str:

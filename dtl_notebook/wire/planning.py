@@ -15,23 +15,19 @@ up, it plans from scratch. Either way the plan is the one a cold pass gives.
 from __future__ import annotations
 
 import copy
-import threading
-import weakref
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from dtl_notebook._reuse.prefix import GrowingSet
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import Plan, same_definition
-from dtl_notebook.wire.prefix import GrowingSet
-from dtl_notebook.wire.shared import sharing
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
-
-REMEMBERED_PLANS = 8  # transcripts whose last plan is kept
 
 
 @dataclass
@@ -107,7 +103,6 @@ class _Walk:
 
 @dataclass
 class _Memo:
-    transcript: weakref.ref[list[Message]]
     rewrites: int
     tools: list[ToolSpec]  # kept alive, so their ids stay theirs
     tool_ids: tuple[int, ...]
@@ -116,8 +111,7 @@ class _Memo:
     walk: _Walk
 
 
-_memos: dict[int, _Memo] = {}
-_lock = threading.Lock()
+_PLANS = Memo("plans")  # id(transcript) -> (ref to it, its last _Memo)
 
 
 def plan(session: Session) -> Plan:
@@ -131,11 +125,11 @@ def plan(session: Session) -> Plan:
     tools: list[ToolSpec] = list(session.tools())
     tool_ids = tuple(map(id, tools))
     rewrites = getattr(transcript, "rewrites", None)
-    memo = _memos.get(id(transcript)) if sharing() and rewrites is not None else None
+    reuse = active() and rewrites is not None
+    memo: _Memo | None = _PLANS.owned(id(transcript), transcript) if reuse else None
     resumed = None
     if (
         memo is not None
-        and memo.transcript() is transcript
         and memo.rewrites == rewrites
         and memo.tool_ids == tool_ids
         and memo.first < memo.walk.seen <= len(messages)
@@ -152,31 +146,14 @@ def plan(session: Session) -> Plan:
     else:
         split, walk = resumed
         first, system = memo.first, memo.system  # type: ignore[union-attr]
-    if sharing() and rewrites is not None:
-        kept = _Memo(
-            weakref.ref(transcript),
-            rewrites,
-            tools,
-            tool_ids,
-            first,
-            system,
-            walk,
-        )
-        with _lock:
-            if len(_memos) >= REMEMBERED_PLANS and id(transcript) not in _memos:
-                _memos.clear()
-            _memos[id(transcript)] = kept
+    if reuse:
+        kept = _Memo(rewrites, tools, tool_ids, first, system, walk)  # type: ignore[arg-type]
+        _PLANS.put_owned(id(transcript), transcript, kept)
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
-    if sharing() and rewrites is not None:
-        the_plan.history = (transcript, rewrites)
+    if reuse:
+        the_plan.history = (transcript, rewrites)  # type: ignore[assignment]
     return the_plan
-
-
-def forget() -> None:
-    """Drop every remembered plan (the next ones are made from scratch)."""
-    with _lock:
-        _memos.clear()
 
 
 def _resume(

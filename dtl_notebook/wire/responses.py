@@ -16,9 +16,12 @@ parameters are those of the synthetic calls; the model is told to use the tool_s
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any
 
+from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -46,8 +49,6 @@ from dtl_notebook.wire.common import (
 )
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
-from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
-from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "openai-responses"
 SEARCH_MODES = ("client", "hosted", "native-client")
@@ -56,7 +57,34 @@ LOADER_DESCRIPTION = (
     "Records the tools that the tool_search function loaded. Call the tool_search function "
     "to search for tools."
 )
-_walks = Walks()  # the input walk of earlier requests, resumed when the transcript grew
+
+
+@dataclass
+class _Walked:
+    """The input walk's state at a checkpoint: the settings it read (`key`) and what it
+    carries into the next messages."""
+
+    profile: ModelProfile
+    search: str
+    load_mode: str
+    first: int
+    load_points: list[LoadPoint] = field(default_factory=list)
+    hosted_loaded: set[str] = field(default_factory=set)
+    search_calls: set[str] = field(default_factory=set)
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.profile, self.search, self.load_mode, self.first)
+
+    def copy(self) -> _Walked:
+        return replace(
+            self,
+            load_points=list(self.load_points),
+            hosted_loaded=set(self.hosted_loaded),
+            search_calls=set(self.search_calls),
+        )
+
+
+_walks: Walks[_Walked] = Walks()  # earlier input walks, resumed as the transcript grew
 
 
 def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -294,16 +322,16 @@ class _Builder:
 
     def build_input(self) -> None:
         plan = self.plan
-        key = (self.profile, self.search, self.load_mode, plan.first)
+        settings = _Walked(self.profile, self.search, self.load_mode, plan.first)
         start = plan.first
-        resumed = _walks.find(plan, key)
+        resumed = _walks.find(plan, settings.key())
         if resumed is not None:
             start = resumed.seen
             self.input = resumed.messages
             self.notes.extend(resumed.notes)
-            self.load_points = resumed.state["load_points"]
-            self.hosted_loaded = resumed.state["hosted_loaded"]
-            self.search_calls = resumed.state["search_calls"]
+            walked = resumed.state
+            self.load_points, self.hosted_loaded = walked.load_points, walked.hosted_loaded
+            self.search_calls = walked.search_calls
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
         for index in range(start, len(plan.messages)):
             message = plan.messages[index]
@@ -316,16 +344,17 @@ class _Builder:
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.result(index, message)
-        state = {
-            "load_points": list(self.load_points),
-            "hosted_loaded": set(self.hosted_loaded),
-            "search_calls": set(self.search_calls),
-        }
+        state = replace(
+            settings,
+            load_points=self.load_points,
+            hosted_loaded=self.hosted_loaded,
+            search_calls=self.search_calls,
+        )
         frozen = resumed.frozen if resumed is not None else 0
         checkpoint = Checkpoint(
             len(plan.messages), self.input, state, self.notes[notes_before:], frozen
         )
-        _walks.keep(plan, key, checkpoint)
+        _walks.keep(plan, checkpoint)  # keeps a copy of the state
 
 
 def _hosted_step(loaded: dict[str, None], message: Message) -> None:

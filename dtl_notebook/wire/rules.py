@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from dtl_notebook._reuse.prefix import GrowingSet, PrefixScan
 from dtl_notebook.wire.explain import Path, fail, format_path, short
-from dtl_notebook.wire.prefix import GrowingSet, PrefixScan
 
 ALL_DEFERRED_MESSAGE = (
     "At least one tool must have defer_loading=false. All tools cannot be deferred."
