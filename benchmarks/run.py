@@ -189,12 +189,13 @@ def _first_request_summary(rows: list[dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    from memory import memory_rows  # both import this module's workload builders
+    from memory import churn_rows, memory_rows  # both import this module's workload builders
     from view import view_rows, view_table
 
     rows = speed_rows()  # timed with nothing else running
     rows += overhead_rows(CATALOGS["2,000-tool catalog"]())
     rows += memory_rows()
+    rows += churn_rows()
     speed = speed_table(rows)
     print(speed)
     turn_cost = _turn_cost_section()

@@ -17,10 +17,11 @@ from dtl_notebook._reuse.frozen import FrozenDict, FrozenList
 from dtl_notebook._reuse.registry import Memo, active
 
 MAX_DEPTH = 4  # body -> tools -> namespace -> its tools: where shared items sit
+CHUNK = 256  # a run's texts are kept in chunks of this many items, from the run's start
 _FROZEN = (FrozenDict, FrozenList)
 
 _TEXTS = Memo("item texts")  # id(frozen item) -> (ref to the item, its text)
-# item ids -> (the items, joined): weighed in characters
+# a chunk's item ids -> (refs to them, their joined text), while they live: weighed in characters
 _RUNS = Memo("body texts: runs", weigh=lambda found: len(found[1]))
 
 
@@ -62,21 +63,30 @@ def _write_items(items: list[Any], depth: int, out: list[str]) -> None:
     start = 0
     for end in [*plain, len(items)]:
         if end > start:
-            out += (", " if start else "", _run_text(items[start:end]))
+            if start:
+                out.append(", ")
+            _run_text(items[start:end], out)
         if end < len(items):
             out.append(", " if end else "")
             _write(items[end], depth, out)
         start = end + 1
 
 
-def _run_text(run: list[Any]) -> str:
-    key = tuple(map(id, run))
-    found = _RUNS.get(key)
-    if found is not None:
-        return found[1]  # type: ignore[no-any-return]  # its items are kept: their ids too
-    text = ", ".join(map(item_text, run))
-    _RUNS.put(key, (run, text))
-    return text
+def _run_text(run: list[Any], out: list[str]) -> None:
+    """The run's items, comma-separated, chunk by chunk: a run that grew at its end (the
+    history's messages) finds every chunk but the last one again."""
+    for start in range(0, len(run), CHUNK):
+        chunk = run[start : start + CHUNK] if len(run) > CHUNK else run
+        key = tuple(map(id, chunk))
+        found = _RUNS.get(key)
+        if found is None:
+            text = ", ".join(map(item_text, chunk))
+            _RUNS.put_held(key, chunk, text)  # gone with the first of its items to go
+        else:
+            text = found[1]
+        if start:
+            out.append(", ")
+        out.append(text)
 
 
 def _dumps(value: Any) -> str:

@@ -29,7 +29,7 @@ class Definition(Protocol):
 
 Make = Callable[[Any, bool], JSON]
 _ITEMS = Memo("tool items")  # (id(tool), deferred, make) -> (ref to the tool, its item)
-# (make, deferred) -> the last list of tools asked for, their ids and their items
+# (make, deferred) -> (refs to the last tools asked for, (their ids, their items))
 _LISTS = Memo("tool lists")
 
 
@@ -40,11 +40,11 @@ def tool_items(make: Make, tools: list[Any], deferred: bool) -> list[JSON]:
         return [make(tool, deferred) for tool in tools]
     ids = tuple(map(id, tools))
     last = _LISTS.get((make, deferred))
-    if last is not None and last[1] == ids:
-        return list(last[2])
+    if last is not None and last[1][0] == ids:
+        return list(last[1][1])
     items = [tool_item(make, tool, deferred) for tool in tools]
     if all(type(tool.parameters) is FrozenDict for tool in tools):
-        _LISTS.put((make, deferred), (list(tools), ids, items))  # kept: ids stay unique
+        _LISTS.put_held((make, deferred), tools, (ids, items))  # while every tool lives
     return list(items)
 
 

@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
@@ -109,6 +109,16 @@ class Memo(dict[Any, Any]):
         ref = weakref.ref(owner, functools.partial(self._expire, key))
         self.put(key, (ref, value))
 
+    def put_held(self, key: Any, owners: Iterable[Any], value: Any) -> None:
+        """Keep `(refs, value)` under `key` while every one of `owners` lives (the key names
+        them by id: they stay theirs while the entry is there). `value` must not hold them."""
+        expire = functools.partial(self._expire, key)
+        self.put(key, (tuple(weakref.ref(owner, expire) for owner in owners), value))
+
+    def put_refs(self, key: Any, refs: tuple[Any, ...], value: Any) -> None:
+        """`put_held` again under the same `key`, reusing the refs of its entry."""
+        self.put(key, (refs, value))
+
     def owned(self, key: Any, owner: Any) -> Any:
         """The value `put_owned` kept for `owner` under `key`, or None."""
         entry = self.get(key)
@@ -122,7 +132,8 @@ class Memo(dict[Any, Any]):
     def _expire(self, key: Any, ref: Any) -> None:
         with self._lock:
             entry = self.get(key)
-            if entry is not None and entry[0] is ref:
+            refs = entry[0] if entry is not None else None
+            if refs is ref or (type(refs) is tuple and any(r is ref for r in refs)):
                 self._drop(key)
 
     def _drop(self, key: Any) -> None:
@@ -181,7 +192,7 @@ def footprint() -> dict[str, dict[str, int]]:
             "entries": len(values),
             "held": memo.weight,
             "bound": memo.bound,
-            "bytes": _size(values, seen),
+            "bytes": sum(_size(value, seen) for value in values),
         }
     return out
 

@@ -8,6 +8,8 @@ system message, which rewrites the prefix.
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -41,6 +43,17 @@ PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
 
 
+_Ref = Callable[[], ToolSpec | None]
+
+
+def _none() -> None:
+    return None
+
+
+def _ref(tool: ToolSpec | None) -> _Ref:
+    return _none if tool is None else weakref.ref(tool)
+
+
 @dataclass
 class _Walked:
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
@@ -53,7 +66,9 @@ class _Walked:
     batch: list[int] = field(default_factory=list)
     loads: list[tuple[int, int, list[str]]] = field(default_factory=list)
     marked: dict[str, None] = field(default_factory=dict)
-    reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]] = field(default_factory=dict)
+    # each name a batch looked up: its active and retired definitions then, held weakly (an
+    # active tool's implementation may hold the session, which must stay free to go)
+    reads: dict[str, tuple[_Ref, _Ref]] = field(default_factory=dict)
 
     def key(self) -> tuple[Any, ...]:
         return (self.provider, self.system_updates, self.first, self.batches)
@@ -150,7 +165,7 @@ class _Walk:
         self.loads: list[tuple[int, int, list[str]]] = []  # (row in out, index, names)
         self.marked: dict[str, None] = {}
         # each tool name the batches looked up: its active and retired definitions then
-        self.reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]] = {}
+        self.reads: dict[str, tuple[_Ref, _Ref]] = {}
         self.start = plan.first
         self.frozen = 0  # leading messages of `out` known to be frozen
 
@@ -168,10 +183,10 @@ class _Walk:
         )
         notes.extend(found.notes)
 
-    def _same_reads(self, reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]]) -> bool:
+    def _same_reads(self, reads: dict[str, tuple[_Ref, _Ref]]) -> bool:
         active, retired = self.batch_tools or {}, self.plan.retired
         return all(
-            active.get(name) is a and retired.get(name) is r for name, (a, r) in reads.items()
+            active.get(name) is a() and retired.get(name) is r() for name, (a, r) in reads.items()
         )
 
     def run(self, notes: list[str], first_note: int) -> None:
@@ -218,7 +233,7 @@ class _Walk:
             for name in message.added_tool_names or []:
                 if name in specs:
                     continue
-                self.reads[name] = (active.get(name), retired.get(name))
+                self.reads[name] = (_ref(active.get(name)), _ref(retired.get(name)))
                 if name in active:
                     specs[name] = message.snapshot(name) or active[name].spec()
                     self.marked[name] = None

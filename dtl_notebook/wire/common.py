@@ -1,4 +1,14 @@
-"""What every adapter shares: the request object and the plan of prompt and load points."""
+"""What every adapter shares: the request object and the plan of prompt and load points.
+
+`WireRequest.payload` is plain JSON at the top and wherever it is new, and read-only where it
+is shared: the tool items a body declares and the history messages it repeats are the very
+objects the previous request held (`_reuse.frozen`), which is what makes a new turn cost only
+what it adds. A read-only part is read-only all the way down, reads and serializes as plain
+JSON, and refuses an in-place edit with a TypeError saying how to edit a copy; `plain()` gives
+the whole body as an editable plain copy. (Thawing every body instead would cost each request
+a copy of its whole history, and freezing every body would make a freshly built part read-only
+for no reason: shared means frozen, new means plain.)
+"""
 
 from __future__ import annotations
 
@@ -9,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook._reuse.body_text import body_text
+from dtl_notebook._reuse.frozen import thaw
 from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import (
     Message,
@@ -58,6 +69,10 @@ class WireRequest:
             + (f", betas={self.betas}" if self.betas else "")
             + ")"
         )
+
+    def plain(self) -> JSON:
+        """An editable plain copy of the body (its shared parts are read-only)."""
+        return thaw(self.payload)  # type: ignore[no-any-return]
 
     def json(self, indent: int | None = None) -> str:
         """The exact body text (stable across runs: key order is the build order)."""

@@ -34,7 +34,7 @@ from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.wire.explain import origin, union_members
 from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
 
-LISTS_PER_FIELD = 8  # recently accepted lists remembered per root type and field
+LISTS_PER_FIELD = 4  # recently accepted lists remembered per root type and field
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dtl_notebook._reuse.prefix import GrowingSet
 from dtl_notebook._reuse.registry import Memo, active
@@ -104,14 +104,15 @@ class _Walk:
 @dataclass
 class _Memo:
     rewrites: int
-    tools: list[ToolSpec]  # kept alive, so their ids stay theirs
     tool_ids: tuple[int, ...]
     first: int
     system: dict[str, str]
     walk: _Walk
 
 
-_PLANS = Memo("plans")  # id(transcript) -> (ref to it, its last _Memo)
+# id(transcript) -> (refs to it and its tools, its last _Memo): gone with any of them, and
+# holding none of them (a tool's implementation may hold the session, and so the transcript)
+_PLANS = Memo("plans")
 
 
 def plan(session: Session) -> Plan:
@@ -124,9 +125,12 @@ def plan(session: Session) -> Plan:
     messages = list(transcript)
     tools: list[ToolSpec] = list(session.tools())
     tool_ids = tuple(map(id, tools))
-    rewrites = getattr(transcript, "rewrites", None)
-    reuse = active() and rewrites is not None
-    memo: _Memo | None = _PLANS.owned(id(transcript), transcript) if reuse else None
+    rewrites: int | None = getattr(transcript, "rewrites", None) if active() else None
+    entry: tuple[tuple[Any, ...], _Memo] | None = (
+        _PLANS.get(id(transcript)) if rewrites is not None else None
+    )
+    refs = entry[0] if entry is not None and entry[0][0]() is transcript else None
+    memo = entry[1] if entry is not None and refs is not None else None
     resumed = None
     if (
         memo is not None
@@ -146,13 +150,16 @@ def plan(session: Session) -> Plan:
     else:
         split, walk = resumed
         first, system = memo.first, memo.system  # type: ignore[union-attr]
-    if reuse:
-        kept = _Memo(rewrites, tools, tool_ids, first, system, walk)  # type: ignore[arg-type]
-        _PLANS.put_owned(id(transcript), transcript, kept)
+    if rewrites is not None:
+        kept = _Memo(rewrites, tool_ids, first, system, walk)
+        if refs is not None and memo is not None and memo.tool_ids == tool_ids:
+            _PLANS.put_refs(id(transcript), refs, kept)  # the same objects: their refs again
+        else:
+            _PLANS.put_held(id(transcript), [transcript, *tools], kept)
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
-    if reuse:
-        the_plan.history = (transcript, rewrites)  # type: ignore[assignment]
+    if rewrites is not None:
+        the_plan.history = (transcript, rewrites)
     return the_plan
 
 
