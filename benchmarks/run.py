@@ -171,9 +171,19 @@ def _turn_cost_section() -> list[str]:
     except ImportError as exc:
         print(f"turn cost rows skipped: {exc}")
         return []
+    from plain_api import rows as plain_rows
+    from plain_api import table as plain_table
+
     text = table(rows())
     print(text)
-    return ["## Turn cost (10,000 tools)", "```\n" + text + "\n```"]
+    plain = plain_table(plain_rows())
+    print(plain)
+    return [
+        "## Turn cost (10,000 tools)",
+        "```\n" + text + "\n```",
+        "## Turn cost in a user's own loop (no Agent)",
+        "```\n" + plain + "\n```",
+    ]
 
 
 def _first_request_summary(rows: list[dict[str, Any]]) -> str:

@@ -18,7 +18,7 @@ import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.registry import Memo, active
@@ -39,6 +39,16 @@ class WalkState(Protocol):
     def key(self) -> tuple[Any, ...]: ...
 
     def copy(self: Self) -> Self: ...
+
+
+class Keyed:
+    """A `WalkState` base whose `key()` is the fields named in `KEY` (the settings the walk
+    read), in order."""
+
+    KEY: ClassVar[tuple[str, ...]] = ()
+
+    def key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.KEY)
 
 
 class Planned(Protocol):

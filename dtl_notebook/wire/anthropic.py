@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dtl_notebook._reuse.items import tool_items
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Walks
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -74,9 +74,11 @@ MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookba
 
 
 @dataclass
-class _Walked:
+class _Walked(Keyed):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
+
+    KEY = ("profile", "search", "references", "first")
 
     profile: ModelProfile
     search: str
@@ -88,9 +90,6 @@ class _Walked:
     pending_system: list[JSON] = field(default_factory=list)
     # the builder's block ends and how many of them are this state's (shared while appended to)
     block_ends: tuple[list[int], int] = ([], 0)
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.profile, self.search, self.references, self.first)
 
     def copy(self) -> _Walked:
         return replace(

@@ -15,7 +15,7 @@ from typing import Any
 
 from dtl_notebook._reuse.frozen import freeze
 from dtl_notebook._reuse.registry import active, memoized
-from dtl_notebook._reuse.walks import Checkpoint, Walks
+from dtl_notebook._reuse.walks import Checkpoint, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -55,9 +55,11 @@ def _ref(tool: ToolSpec | None) -> _Ref:
 
 
 @dataclass
-class _Walked:
+class _Walked(Keyed):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
+
+    KEY = ("provider", "system_updates", "first", "batches")
 
     provider: str
     system_updates: str
@@ -69,9 +71,6 @@ class _Walked:
     # each name a batch looked up: its active and retired definitions then, held weakly (an
     # active tool's implementation may hold the session, which must stay free to go)
     reads: dict[str, tuple[_Ref, _Ref]] = field(default_factory=dict)
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.provider, self.system_updates, self.first, self.batches)
 
     def copy(self) -> _Walked:
         return replace(

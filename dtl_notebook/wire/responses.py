@@ -21,7 +21,7 @@ from operator import attrgetter
 from typing import Any
 
 from dtl_notebook._reuse.items import tool_items
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Walks
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -60,9 +60,11 @@ LOADER_DESCRIPTION = (
 
 
 @dataclass
-class _Walked:
+class _Walked(Keyed):
     """The input walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
+
+    KEY = ("profile", "search", "load_mode", "first")
 
     profile: ModelProfile
     search: str
@@ -71,9 +73,6 @@ class _Walked:
     load_points: list[LoadPoint] = field(default_factory=list)
     hosted_loaded: set[str] = field(default_factory=set)
     search_calls: set[str] = field(default_factory=set)
-
-    def key(self) -> tuple[Any, ...]:
-        return (self.profile, self.search, self.load_mode, self.first)
 
     def copy(self) -> _Walked:
         return replace(
