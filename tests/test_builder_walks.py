@@ -4,7 +4,7 @@ body equals a cold build.
 The Anthropic, Responses, Chat Completions and Kimi builders keep their state after walking a
 transcript (`_reuse.walks`). Kimi's batches also read the current tool definitions where a
 marker recorded none, so its walk resumes only while each name it looked up still names the
-same definition. Each key field left out makes the byte-identity check fail (checked below, field by field).
+same definition. A key field left out makes the byte-identity check fail (checked below).
 """
 
 from __future__ import annotations
