@@ -78,7 +78,7 @@ def _run_text(run: list[Any], out: list[str]) -> None:
     for start in range(0, len(run), CHUNK):
         chunk = run[start : start + CHUNK] if len(run) > CHUNK else run
         key = tuple(map(id, chunk))
-        found = _RUNS.get(key)
+        found = _RUNS.hit(key)  # a chunk in use stays; the tails of earlier bodies go first
         if found is None:
             text = ", ".join(map(item_text, chunk))
             _RUNS.put_held(key, chunk, text)  # gone with the first of its items to go

@@ -80,7 +80,8 @@ def disabled() -> Iterator[None]:
 
 class Memo(dict[Any, Any]):
     """A named, bounded memo. `bound` comes from `BOUNDS[name]`; `weigh(value)` (default: 1 an
-    entry) says how much of it an entry takes. Reads are plain dict reads."""
+    entry) says how much of it an entry takes. Reads are plain dict reads, or `hit` where the
+    entries read most should be the last to go; `put` makes an entry the newest."""
 
     def __init__(self, name: str, weigh: Callable[[Any], int] | None = None) -> None:
         super().__init__()
@@ -102,6 +103,14 @@ class Memo(dict[Any, Any]):
             dict.__setitem__(self, key, value)
             self._weights[key] = weight
             self.weight += weight
+
+    def hit(self, key: Any) -> Any:
+        """The value under `key`, or None; a found entry becomes the newest (evicted last)."""
+        with self._lock:
+            value = dict.pop(self, key, None)
+            if value is not None:
+                dict.__setitem__(self, key, value)
+        return value
 
     def put_owned(self, key: Any, owner: Any, value: Any) -> None:
         """Keep `(ref, value)` under `key`, where `ref()` is `owner` while it lives; the entry
