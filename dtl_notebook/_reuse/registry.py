@@ -12,6 +12,10 @@ The switch: `enabled(False)` (or the environment variable ``DTL_REUSE=0`` at imp
 reuse off for the process, `disabled()` for a block of one thread. With reuse off every
 request is built, validated, written and rendered from scratch and nothing is kept; the bytes
 are the same either way (the property tests check both settings).
+
+Not memos here: the tables built once from the SDKs' own request types (compiled validators,
+the beta-type walk, tokenizer ranks), which depend on no user data and are as large after one
+request as after a million.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ BOUNDS: dict[str, int] = {
     "segment digests": 200_000,
     "token counts": 200_000,
     "definition comparisons": 4_096,
+    "native tool lists": 8,  # a native-search body's deferred items, per registry version
+    "hosted tool lists": 8,  # a hosted-search body's tools, per registry version
     "system messages": 64,  # one frozen leading system message per prompt text
     "schema checks": 65_536,  # tool parameter schemas checked, by canonical text
 }

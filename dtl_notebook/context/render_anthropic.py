@@ -16,7 +16,7 @@ from dtl_notebook.context.segments import Collector, block_text, dump, strip
 
 def render(payload: dict[str, Any], out: Collector) -> None:
     tools = payload.get("tools") or []
-    by_name: dict[Any, Any] = {}  # filled on the first expansion
+    by_name = _ByName(tools)  # filled on the first expansion
     head = {
         "tools": tools,
         "tool_choice": payload.get("tool_choice"),
@@ -45,14 +45,26 @@ def render(payload: dict[str, Any], out: Collector) -> None:
     while m < len(messages):
         message = messages[m]
         if not out.unit(message):
-            if not by_name and tools:
-                by_name.update((t.get("name"), t) for t in tools if isinstance(t, dict))
             _message(m, message, by_name, out)
         m += 1
         m += out.replay(messages, m)
 
 
-def _message(m: int, message: Any, by_name: dict[Any, Any], out: Collector) -> None:
+class _ByName:
+    """The declared tools by name, indexed on the first look-up (a turn whose new messages
+    expand no tool reference never walks a native-search body's thousands of tools)."""
+
+    def __init__(self, tools: list[Any]) -> None:
+        self._tools = tools
+        self._index: dict[Any, Any] | None = None
+
+    def get(self, name: Any) -> Any:
+        if self._index is None:
+            self._index = {t.get("name"): t for t in self._tools if isinstance(t, dict)}
+        return self._index.get(name)
+
+
+def _message(m: int, message: Any, by_name: _ByName, out: Collector) -> None:
     role = message.get("role")
     content = message.get("content")
     if isinstance(content, str):
@@ -104,7 +116,7 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
             out.hidden(f"{prefix} prompt", int(search_prompts[prefix]), f"tools.{i}", "fitted")
 
 
-def _result(block: dict[str, Any], path: str, by_name: dict[Any, Any], out: Collector) -> None:
+def _result(block: dict[str, Any], path: str, by_name: _ByName, out: Collector) -> None:
     content = block.get("content")
     label = f"result {block.get('tool_use_id', '')}"
     if isinstance(content, str) or not content:
@@ -128,9 +140,7 @@ def _result(block: dict[str, Any], path: str, by_name: dict[Any, Any], out: Coll
         first = False
 
 
-def _expand(
-    name: Any, source: str, load_point: str, by_name: dict[Any, Any], out: Collector
-) -> None:
+def _expand(name: Any, source: str, load_point: str, by_name: _ByName, out: Collector) -> None:
     tool = by_name.get(name)
     if tool is None:
         out.notes.append(f"tool_reference at {source} names {name!r}, which is not in tools")

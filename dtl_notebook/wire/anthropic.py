@@ -28,7 +28,9 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dtl_notebook._reuse.frozen import FrozenDict
 from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
@@ -159,6 +161,35 @@ def _calls_step(calls: _Calls, message: Message) -> None:
 _CALLS = HistoryScan(_Calls, _calls_step)  # resumed over the grown transcript
 
 
+# (id(registry), its version, names left out, the replacing definitions' ids) -> (refs to
+# the registry and those definitions, the deferred items): a native-search body's every tool
+_DEFERRED_ITEMS = Memo("native tool lists")
+
+
+def _deferred_items(
+    registry: ToolRegistry, left_out: set[str], replaced: dict[str, ToolSpec]
+) -> list[JSON]:
+    """Every registered tool but `left_out`, deferred, in registry order. tool_json reads only
+    the definition: a registered Tool serves as is, unless it was loaded (its snapshot) or is
+    deferred in the session (its current definition), as `replaced` says."""
+    key = (
+        id(registry),
+        registry.version,
+        frozenset(left_out),
+        tuple((name, id(tool)) for name, tool in replaced.items()),
+    )
+    found = _DEFERRED_ITEMS.get(key) if active() else None
+    if found is not None:
+        return list(found[1])
+    candidates: list[ToolSpec] = [t for t in registry if t.name not in left_out]
+    if replaced:
+        candidates = [replaced.get(t.name, t) for t in candidates]
+    items = tool_items(tool_json, candidates, True)
+    if active() and all(type(item) is FrozenDict for item in items):  # made once, kept
+        _DEFERRED_ITEMS.put_held(key, [registry, *replaced.values()], items)
+    return items
+
+
 class _Builder:
     def __init__(
         self, plan: Plan, profile: ModelProfile, search: str, registry: ToolRegistry
@@ -239,17 +270,12 @@ class _Builder:
             if t.name not in loaded and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)
         ]
         left_out = {t.name for t in keep} | {TOOL_SEARCH}
-        # tool_json reads only the definition: a registered Tool serves as is, unless it was
-        # loaded (its snapshot) or is deferred in the session (its current definition)
-        candidates: list[ToolSpec] = [t for t in self.registry if t.name not in left_out]
         replaced = {n: t for n, t in deferred.items() if n not in left_out}
         replaced.update(
             (n, t) for n, t in self.plan.loaded_snapshots().items() if n not in left_out
         )
-        if replaced:
-            candidates = [replaced.get(t.name, t) for t in candidates]
         tools = [dict(NATIVE_SEARCH[self.search]), *(tool_json(t) for t in keep)]
-        tools += tool_items(tool_json, candidates, True)
+        tools += _deferred_items(self.registry, left_out, replaced)
         return tools, "native_search", True
 
     # -- messages -------------------------------------------------------------------------
@@ -453,7 +479,7 @@ class _Builder:
 
     def _mark(self, position: int, marker: JSON) -> None:
         """Mark the block at `position` (counted over all messages) on a copy of it and of its
-        message: payload messages are shared with later requests (`wire.resume`)."""
+        message: payload messages are shared with later requests (`_reuse.walks`)."""
         row = bisect.bisect_right(self.block_ends, position)  # ends of the closed messages
         offset = position - (self.block_ends[row - 1] if row else 0)
         message = self.messages[row]

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any
 
+from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
@@ -173,30 +175,10 @@ class _Builder:
         loaded = _HOSTED_LOADED.scan(self.plan)  # resumed over the grown transcript
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
         shown_tools = [t for t in immediate if t.name in shown]
-        hidden = shown | {TOOL_SEARCH}
-        registry: list[ToolSpec] = [t for t in self.registry if t.name not in hidden]
-        items = tool_items(function_json, shown_tools, False)
-        items += tool_items(function_json, registry, True)
-        every = [*shown_tools, *registry]
-        if not any(map(attrgetter("namespace"), every)):
-            return [*items, {"type": "tool_search"}]
-        tools: list[JSON] = []
-        groups: dict[str, JSON] = {}
-        for tool, item in zip(every, items, strict=True):
-            if tool.namespace is None:
-                tools.append(item)
-                continue
-            if tool.namespace not in groups:
-                description = self.namespaces.get(tool.namespace, f"{tool.namespace} tools")
-                groups[tool.namespace] = {
-                    "type": "namespace",
-                    "name": tool.namespace,
-                    "description": description,
-                    "tools": [],
-                }
-                tools.append(groups[tool.namespace])
-            groups[tool.namespace]["tools"].append(item)
-        return [*tools, {"type": "tool_search"}]
+        return [
+            *_hosted_items(self.registry, shown_tools, self.namespaces),
+            {"type": "tool_search"},
+        ]
 
     def call(self, call: ToolCall) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
@@ -354,6 +336,60 @@ class _Builder:
             len(plan.messages), self.input, state, self.notes[notes_before:], frozen
         )
         _walks.keep(plan, checkpoint)  # keeps a copy of the state
+
+
+def _hosted_items(
+    registry: ToolRegistry, shown_tools: list[ToolSpec], namespaces: dict[str, str]
+) -> list[JSON]:
+    """The shown tools, then every other registered one deferred, grouped by namespace: made
+    once per registry version, shown tools and namespace descriptions, and shared (frozen)."""
+    key = (
+        id(registry),
+        registry.version,
+        tuple(map(id, shown_tools)),
+        tuple(sorted(namespaces.items())),
+    )
+    found = _HOSTED_ITEMS.get(key) if active() else None
+    if found is not None:
+        return list(found[1])
+    tools = _hosted_groups(registry, shown_tools, namespaces)
+    if active() and all(type(item) is FrozenDict for item in tools):
+        _HOSTED_ITEMS.put_held(key, [registry, *shown_tools], tools)
+    return tools
+
+
+# (id(registry), its version, the shown tools' ids, namespace descriptions) -> (refs to the
+# registry and the shown tools, the items and frozen namespace groups)
+_HOSTED_ITEMS = Memo("hosted tool lists")
+
+
+def _hosted_groups(
+    registry: ToolRegistry, shown_tools: list[ToolSpec], namespaces: dict[str, str]
+) -> list[JSON]:
+    hidden = {t.name for t in shown_tools} | {TOOL_SEARCH}
+    deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
+    items = tool_items(function_json, shown_tools, False)
+    items += tool_items(function_json, deferred, True)
+    every = [*shown_tools, *deferred]
+    if not any(map(attrgetter("namespace"), every)):
+        return items
+    tools: list[JSON] = []
+    groups: dict[str, JSON] = {}
+    for tool, item in zip(every, items, strict=True):
+        if tool.namespace is None:
+            tools.append(item)
+            continue
+        if tool.namespace not in groups:
+            description = namespaces.get(tool.namespace, f"{tool.namespace} tools")
+            groups[tool.namespace] = {
+                "type": "namespace",
+                "name": tool.namespace,
+                "description": description,
+                "tools": [],
+            }
+            tools.append(groups[tool.namespace])
+        groups[tool.namespace]["tools"].append(item)
+    return [freeze(item) if item.get("type") == "namespace" else item for item in tools]
 
 
 def _hosted_step(loaded: dict[str, None], message: Message) -> None:
