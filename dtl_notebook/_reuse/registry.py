@@ -3,9 +3,9 @@
 Reuse makes a new turn cost what it adds: a request body repeats the previous one's items,
 so what was built, validated, written or rendered from them is found again instead of done
 again. Each such memory is a `Memo`: a dict with a name, a bound (`BOUNDS`, the one table of
-them), oldest-first eviction, and entries that may die with the object they were made from
-(`put_owned`: a weak reference, so a dropped agent's tools and transcripts free their
-entries). The registry knows every memo: `reset()` empties them all and `footprint()` says
+them), oldest-first eviction, and entries that may die with the objects they were made from
+(`put_owned`, `put_held`: weak references, so a dropped agent's tools, items and transcripts
+free their entries; an entry never holds its owners itself). The registry knows every memo: `reset()` empties them all and `footprint()` says
 how much each holds.
 
 The switch: `enabled(False)` (or the environment variable ``DTL_REUSE=0`` at import) turns
@@ -197,7 +197,9 @@ def reset() -> None:
 
 
 def footprint() -> dict[str, dict[str, int]]:
-    """Per memo: its entries, its bound and (approximately) the bytes only it keeps alive."""
+    """Per memo: its entries, what they weigh against its bound (`held`), the bound, and the
+    approximate bytes reachable from its entries (each object counted once, under the first
+    memo that reaches it)."""
     seen: set[int] = set()
     out: dict[str, dict[str, int]] = {}
     for name, memo in _memos.items():
