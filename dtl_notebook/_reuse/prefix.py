@@ -29,8 +29,13 @@ class PrefixScan(Generic[State]):
     or resumed after a frozen prefix shared with a recent list. Returns the final state, which
     may be the one kept for later scans: read it, never change it."""
 
-    def __init__(self, start: Callable[[], State], step: Callable[[State, int, Any], None]) -> None:
-        self._start, self._step = start, step
+    def __init__(
+        self,
+        start: Callable[[], State],
+        step: Callable[[State, int, Any], None],
+        remembered: int = REMEMBERED_LISTS,
+    ) -> None:
+        self._start, self._step, self._remembered = start, step, remembered
         self._number = next(_numbers)
         self._kept: list[Any] = []  # keys of this scan's entries in the memo, newest first
         self._count = 0
@@ -79,9 +84,9 @@ class PrefixScan(Generic[State]):
         key = (self._number, self._count)
         _KEPT.put(key, (prefix, state))
         kept = [key, *(k for k in self._kept if k in _KEPT)]
-        for old in kept[REMEMBERED_LISTS:]:
+        for old in kept[self._remembered :]:
             _KEPT.discard(old)
-        self._kept = kept[:REMEMBERED_LISTS]
+        self._kept = kept[: self._remembered]
 
 
 class GrowingSet:

@@ -5,8 +5,8 @@ so what was built, validated, written or rendered from them is found again inste
 again. Each such memory is a `Memo`: a dict with a name, a bound (`BOUNDS`, the one table of
 them), oldest-first eviction, and entries that may die with the objects they were made from
 (`put_owned`, `put_held`: weak references, so a dropped agent's tools, items and transcripts
-free their entries; an entry never holds its owners itself). The registry knows every memo: `reset()` empties them all and `footprint()` says
-how much each holds.
+free their entries; an entry never holds its owners itself). The registry knows every memo:
+`reset()` empties them all and `footprint()` says how much each holds.
 
 The switch: `enabled(False)` (or the environment variable ``DTL_REUSE=0`` at import) turns
 reuse off for the process, `disabled()` for a block of one thread. With reuse off every

@@ -179,7 +179,8 @@ def _tool_step(features: _Features, _index: int, tool: Any) -> None:
             features.names.add(BLOCK_BETAS[kind])
 
 
-_TOOL_FEATURES = PrefixScan(_Features, _tool_step)  # resumed over the shared tool items
+# resumed over the shared tool items; two lists (each holds its registry's items)
+_TOOL_FEATURES = PrefixScan(_Features, _tool_step, remembered=2)
 
 
 def finish(names: set[str]) -> list[str]:
