@@ -21,6 +21,7 @@ from dtl_notebook.wire import build_request, chat, responses
 from dtl_notebook.wire.betas import message_features
 from dtl_notebook.wire.chat import SYSTEM_UPDATES, chat_messages
 from dtl_notebook.wire.planning import plan
+from tests.reuse_marks import shares
 from tests.test_incremental_turns import _apply, _tool
 
 MODEL = {"anthropic": "claude-opus-4-8", "kimi": "kimi-k2.5"}
@@ -128,6 +129,7 @@ def test_kimi_walk_checks_each_definition_it_read() -> None:
     assert "v2" in second[-2]["tools"][0]["function"]["description"]
 
 
+@shares
 def test_kept_payload_messages_are_frozen_and_checked_by_identity() -> None:
     """Payload messages a later request shares are read-only; their beta features are
     remembered per object, and an edited copy is looked at afresh."""
@@ -167,6 +169,7 @@ BROKEN_KEYS = [
 ]
 
 
+@shares
 @pytest.mark.parametrize(("module", "names", "settings"), BROKEN_KEYS)
 def test_a_walk_key_left_without_a_field_gives_another_settings_body(
     monkeypatch: pytest.MonkeyPatch, module: Any, names: set[str], settings: Any

@@ -26,6 +26,7 @@ from dtl_notebook.agent.messages import TextPart, UserMessage
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.context.model import model_context
 from dtl_notebook.wire import build_request, validate_payload
+from tests.reuse_marks import shares
 
 WORDS = "weather order eta invoice refund flight hotel email report chart".split()
 MODES: list[tuple[str, str, dict[str, Any]]] = [
@@ -220,6 +221,7 @@ def test_in_place_edits_are_seen() -> None:
         assert [s.text for s in model_context(request).segments] != [s.text for s in before]
 
 
+@shares
 def test_messages_and_schemas_cannot_be_edited_in_place() -> None:
     """A message is frozen once built, and a tool's schema and the tool items a body shares
     with other bodies are read-only: an edit raises, and the next request equals the one
@@ -269,6 +271,7 @@ def test_transcript_counts_every_change_but_an_append() -> None:
     assert type(session.messages).__name__ == "Transcript"
 
 
+@shares
 def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> None:
     """A registry-wide body reuses each tool's item (the same object) from one request to the
     next; a redefined or newly registered tool gets a new item equal to a from-scratch build."""

@@ -21,6 +21,7 @@ from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.context.model import model_context
 from dtl_notebook.live import Agent
 from dtl_notebook.wire import build_request
+from tests.reuse_marks import shares
 
 MODES: list[tuple[str, str, dict[str, Any]]] = [
     ("anthropic", "claude-sonnet-4-6", {}),
@@ -65,22 +66,24 @@ def _turns(session: Session, mode: tuple[str, str, dict[str, Any]], steps: list[
 def test_with_reuse_off_every_turn_is_byte_identical(
     mode: tuple[str, str, dict[str, Any]], steps: list[int]
 ) -> None:
+    before = _reuse.enabled()
     warm = _turns(_session(), mode, steps)
     assert _reuse.enabled(False) is False
     try:
         cold = _turns(_session(), mode, steps)
         assert all(memo["entries"] == 0 for memo in _reuse.footprint().values())
     finally:
-        assert _reuse.enabled(True) is True
+        assert _reuse.enabled(before) is before
     assert warm == cold
 
 
 def test_the_switch_takes_a_bool_only() -> None:
     with pytest.raises(TypeError, match="flag must be a bool, got 0"):
         _reuse.enabled(0)  # type: ignore[arg-type]
-    assert _reuse.enabled() is True
+    assert type(_reuse.enabled()) is bool
 
 
+@shares
 def test_the_free_call_empties_every_memo_and_the_footprint_says_what_each_held() -> None:
     session = _session(12)
     for mode in MODES:
@@ -128,6 +131,7 @@ def test_a_dropped_agent_leaves_nothing_after_the_free_call() -> None:
     assert all(memo["entries"] == 0 for memo in _reuse.footprint().values())
 
 
+@shares
 def test_a_dropped_registry_frees_its_tool_items_without_the_free_call() -> None:
     session = Session(tools=_tools(20, "dropped"))
     session.user("go")

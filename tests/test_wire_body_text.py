@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from dtl_notebook._reuse import disabled, footprint, reset
 from dtl_notebook._reuse.body_text import body_text, item_text
 from dtl_notebook._reuse.frozen import freeze
+from tests.reuse_marks import shares
 
 SCALARS = (
     st.none()
@@ -66,6 +67,7 @@ def test_with_reuse_off_every_text_is_written_afresh_and_none_kept() -> None:
     assert footprint()["item texts"]["entries"] == before
 
 
+@shares
 def test_a_texts_memo_entry_goes_with_its_item() -> None:
     reset()
     item = freeze({"name": "x"})
