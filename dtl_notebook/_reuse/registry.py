@@ -48,6 +48,7 @@ BOUNDS: dict[str, int] = {
     "hosted tool lists": 8,  # a hosted-search body's tools, per registry version
     "system messages": 64,  # one frozen leading system message per prompt text
     "schema checks": 65_536,  # tool parameter schemas checked, by canonical text
+    "highlighted json": 4_096,  # the view's highlighted JSON texts
 }
 
 _memos: dict[str, Memo] = {}
@@ -96,7 +97,7 @@ class Memo(dict[Any, Any]):
         self.name, self.bound, self._weigh = name, BOUNDS[name], weigh
         self._weights: dict[Any, int] = {}
         self.weight = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # a weak-reference callback may come back in
         _memos[name] = self
 
     def put(self, key: Any, value: Any) -> None:
