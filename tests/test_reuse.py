@@ -89,7 +89,8 @@ def test_the_free_call_empties_every_memo_and_the_footprint_says_what_each_held(
     for mode in MODES:
         _turns(session, mode, [1, 2])
     report = dtl_notebook.cache_footprint()
-    assert set(report) == set(_reuse.BOUNDS)
+    assert {"tool items", "builder walks", "plans", "renderings"} <= set(report)
+    assert set(report) <= set(_reuse.BOUNDS)  # every memo's bound is in the one table
     assert all(set(memo) == {"entries", "held", "bound", "bytes"} for memo in report.values())
     assert all(memo["held"] <= memo["bound"] for memo in report.values())
     assert sum(memo["entries"] for memo in report.values()) > 0
