@@ -171,9 +171,19 @@ def _turn_cost_section() -> list[str]:
     except ImportError as exc:
         print(f"turn cost rows skipped: {exc}")
         return []
+    from plain_api import rows as plain_rows
+    from plain_api import table as plain_table
+
     text = table(rows())
     print(text)
-    return ["## Turn cost (10,000 tools)", "```\n" + text + "\n```"]
+    plain = plain_table(plain_rows())
+    print(plain)
+    return [
+        "## Turn cost (10,000 tools)",
+        "```\n" + text + "\n```",
+        "## Turn cost in a user's own loop (no Agent)",
+        "```\n" + plain + "\n```",
+    ]
 
 
 def _first_request_summary(rows: list[dict[str, Any]]) -> str:
@@ -190,13 +200,14 @@ def _first_request_summary(rows: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     from load_scale import load_rows
-    from memory import memory_rows  # both import this module's workload builders
+    from memory import churn_rows, memory_rows  # both import this module's workload builders
     from view import view_rows, view_table
 
     rows = speed_rows()  # timed with nothing else running
     rows += overhead_rows(CATALOGS["2,000-tool catalog"]())
     rows += memory_rows()
     rows += load_rows()
+    rows += churn_rows()
     speed = speed_table(rows)
     print(speed)
     turn_cost = _turn_cost_section()

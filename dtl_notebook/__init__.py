@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from dtl_notebook._reuse import footprint as cache_footprint
+from dtl_notebook._reuse import reset as free_caches
 from dtl_notebook.agent import (
     AssistantMessage,
     Session,
@@ -20,6 +22,8 @@ __all__ = [
     "ToolCall",
     "ToolResultMessage",
     "UserMessage",
+    "cache_footprint",
+    "free_caches",
 ]
 __version__ = "0.1.0"
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook import Session, Tool
+from dtl_notebook._reuse import disabled
 from dtl_notebook.agent.messages import ToolCall
-from dtl_notebook.context.model import unremembered
 from dtl_notebook.live import Agent, ScriptedPolicy
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.live.warmup import rehearse, warm_up
@@ -54,13 +54,16 @@ def test_warm_up_rejects_an_unknown_provider() -> None:
         warm_up(Session(tools=_tools(2)), "nope", "m")
 
 
-def test_the_agent_times_its_set_up_and_settles_the_heap_once() -> None:
+def test_the_agent_times_its_set_up_and_leaves_the_garbage_collector_alone() -> None:
+    frozen, thresholds, enabled = gc.get_freeze_count(), gc.get_threshold(), gc.isenabled()
     agent = Agent(Session(tools=_tools(5)), "kimi", "kimi-k2")
-    assert agent.setup_seconds > 0
-    assert gc.get_freeze_count() > 0
-    frozen = gc.get_freeze_count()
     Agent(Session(tools=_tools(5)), "openai-chat", "gpt-4.1")
-    assert gc.get_freeze_count() == frozen  # once per process
+    assert agent.setup_seconds > 0
+    assert (gc.get_freeze_count(), gc.get_threshold(), gc.isenabled()) == (
+        frozen,
+        thresholds,
+        enabled,
+    )
 
 
 def test_a_switched_agent_warms_up_for_the_new_provider() -> None:
@@ -120,13 +123,18 @@ def test_the_rehearsal_leaves_the_session_and_the_first_body_as_they_were(
 ) -> None:
     session = Session(system="You help.", tools=_tools(25))
     session.user("Earlier question")
-    before = list(session.messages)
+    before, transcript, rewrites = (
+        list(session.messages),
+        session.messages,
+        session.messages.rewrites,
+    )
     rehearse(session, provider, model, options)
-    assert list(session.messages) == before
+    assert session.messages is transcript and session.messages.rewrites == rewrites
     assert all(a is b for a, b in zip(session.messages, before, strict=True))
+    assert len(session.messages) == len(before)
     session.user("Find the tool for thing 4")
     warm = build_request(session, provider, model, **options)
-    with unremembered():
+    with disabled():
         cold = build_request(session, provider, model, validate=False, **options)
         validate_payload(cold.payload, provider, cached=False)
         assert warm.json() == cold.json()
@@ -136,9 +144,9 @@ def test_no_rehearsal_while_calls_wait_for_results() -> None:
     session = Session(tools=_tools(3), active=["tool_1"])
     session.user("go")
     session.assistant(tool_calls=[ToolCall(id="c1", name="tool_1", arguments={})])
-    before = list(session.messages)
+    before, rewrites = list(session.messages), session.messages.rewrites
     rehearse(session, "openai-chat", "gpt-4.1", {})
-    assert list(session.messages) == before
+    assert list(session.messages) == before and session.messages.rewrites == rewrites
 
 
 @settings(max_examples=10, deadline=None)
@@ -146,12 +154,14 @@ def test_no_rehearsal_while_calls_wait_for_results() -> None:
 def test_a_tool_replaced_after_the_warm_up_goes_out_as_redefined(word: str, index: int) -> None:
     provider, model, options = MODES[index]
     session = Session(system="You help.", tools=_tools(15), active=["tool_search", "tool_3"])
+    rewrites = session.messages.rewrites
     Agent(session, provider, model, **options)  # warms up, rehearsing the next request
+    assert session.messages.rewrites == rewrites and not session.messages
     session.registry.register(Tool("tool_3", description=f"Now {word}"), replace=True)
     session.registry.register(Tool("tool_9", description=f"Also {word}"), replace=True)
     session.user("Use tool 3")
     warm = build_request(session, provider, model, **options)
-    with unremembered():
+    with disabled():
         cold = build_request(session, provider, model, validate=False, **options)
         assert warm.json() == cold.json()
     assert f"Now {word}" in warm.json()

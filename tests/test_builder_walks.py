@@ -2,9 +2,9 @@
 body equals a cold build.
 
 The Anthropic, Responses, Chat Completions and Kimi builders keep their state after walking a
-transcript (`wire.resume`). Kimi's batches also read the current tool definitions where a
+transcript (`_reuse.walks`). Kimi's batches also read the current tool definitions where a
 marker recorded none, so its walk resumes only while each name it looked up still names the
-same definition. Each test here failed when the piece of the key it covers was left out.
+same definition. A key field left out makes the byte-identity check fail (checked below).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 
 from dtl_notebook import Session, ToolCall
-from dtl_notebook.agent.frozen import FrozenDict, freeze, thaw
+from dtl_notebook._reuse import disabled, reset
+from dtl_notebook._reuse.frozen import FrozenDict, freeze, thaw
 from dtl_notebook.agent.messages import TextPart, ToolResultMessage
-from dtl_notebook.context.model import unremembered
-from dtl_notebook.wire import build_request
+from dtl_notebook.wire import build_request, chat, responses
 from dtl_notebook.wire.betas import message_features
-from dtl_notebook.wire.chat import chat_messages
+from dtl_notebook.wire.chat import SYSTEM_UPDATES, chat_messages
 from dtl_notebook.wire.planning import plan
+from tests.reuse_marks import shares
 from tests.test_incremental_turns import _apply, _tool
 
 MODEL = {"anthropic": "claude-opus-4-8", "kimi": "kimi-k2.5"}
@@ -28,7 +29,7 @@ MODEL = {"anthropic": "claude-opus-4-8", "kimi": "kimi-k2.5"}
 
 def _same_as_cold(session: Session, provider: str, **options: Any) -> dict[str, Any]:
     request = build_request(session, provider, MODEL.get(provider, "gpt-5.4"), **options)
-    with unremembered():
+    with disabled():
         cold = build_request(session, provider, MODEL.get(provider, "gpt-5.4"), **options)
     assert request.json() == cold.json()
     assert request.load_points == cold.load_points and request.notes == cold.notes
@@ -122,12 +123,13 @@ def test_kimi_walk_checks_each_definition_it_read() -> None:
     first, _, _ = chat_messages(the_plan, "kimi", "append", [], active)
     redefined = {**active, name: _tool(2, "v2")}
     second, points, _ = chat_messages(the_plan, "kimi", "append", [], redefined)
-    with unremembered():
+    with disabled():
         cold, cold_points, _ = chat_messages(the_plan, "kimi", "append", [], redefined)
     assert second == cold != first and points == cold_points
     assert "v2" in second[-2]["tools"][0]["function"]["description"]
 
 
+@shares
 def test_kept_payload_messages_are_frozen_and_checked_by_identity() -> None:
     """Payload messages a later request shares are read-only; their beta features are
     remembered per object, and an edited copy is looked at afresh."""
@@ -143,3 +145,41 @@ def test_kept_payload_messages_are_frozen_and_checked_by_identity() -> None:
     edited = freeze({**thaw(shared), "content": [block]})
     assert message_features(shared) == message_features(thaw(shared)) == (False, frozenset())
     assert message_features(edited) == message_features(thaw(edited)) != (False, frozenset())
+
+
+def _switch_settings(settings: list[tuple[str, dict[str, Any]]]) -> None:
+    session = _session()
+    _apply(session, ("section", "eta"), 9)
+    for turn in range(2):
+        for provider, options in settings:
+            _same_as_cold(session, provider, **options)
+        _apply(session, ("search", "eta"), 20 + turn)
+        _apply(session, ("user", "eta"), 30 + turn)
+
+
+# key fields a walk reads, and settings that tell two values of them apart
+BROKEN_KEYS = [
+    (
+        responses,
+        {"load_mode"},
+        [("openai-responses", {"load_mode": m}) for m in ("additional_tools", "full_list")],
+    ),
+    (chat, {"system_updates"}, [("openai-chat", {"system_updates": m}) for m in SYSTEM_UPDATES]),
+    (chat, {"provider", "batches"}, [("openai-chat", {}), ("kimi", {})]),
+]
+
+
+@shares
+@pytest.mark.parametrize(("module", "names", "settings"), BROKEN_KEYS)
+def test_a_walk_key_left_without_a_field_gives_another_settings_body(
+    monkeypatch: pytest.MonkeyPatch, module: Any, names: set[str], settings: Any
+) -> None:
+    """The byte-identity check above catches each key field left out: with it, every body
+    equals its cold build; without it, a walk of other settings is resumed."""
+    _switch_settings(settings)
+    reset()
+    broken = tuple(field for field in module._Walked.KEY if field not in names)
+    monkeypatch.setattr(module._Walked, "KEY", broken)
+    with pytest.raises(AssertionError):
+        _switch_settings(settings)
+    reset()

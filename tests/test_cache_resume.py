@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dtl_notebook._reuse import disabled
 from dtl_notebook.cache import CacheAnalyzer
-from dtl_notebook.context.segments import unremembered
 
 WORDS = "order eta shipping refund invoice carrier parcel address status weather".split()
 # a step: keep how many earlier messages, append how many, then wait how long (seconds)
@@ -63,7 +63,7 @@ def test_resumed_analysis_equals_a_cold_one(
         now += wait
         payload = _payload(provider, model, messages)
         entry = warm.add(payload, at=now)
-        with unremembered():  # fresh segments: nothing is shared, everything is computed
+        with disabled():  # fresh segments: nothing is shared, everything is computed
             scratch = cold.add(_payload(provider, model, messages), at=now)
         assert entry.context.segments == scratch.context.segments
         assert _figures(entry) == _figures(scratch)
@@ -94,7 +94,7 @@ def test_an_abandoned_tail_keeps_its_own_lifetime() -> None:
     warm, cold = CacheAnalyzer("openai-chat"), CacheAnalyzer("openai-chat")
     for messages, at in ((history, 0.0), (branch, 500.0), (history, 900.0)):
         entry = warm.add(_payload("openai-chat", "gpt-5.4", messages), at=at)
-        with unremembered():
+        with disabled():
             scratch = cold.add(_payload("openai-chat", "gpt-5.4", messages), at=at)
         assert _figures(entry) == _figures(scratch)
     assert 0 < entry.cached_tokens < entry.total_tokens

@@ -7,8 +7,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze
-from dtl_notebook.context.model import model_context, unremembered
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import freeze
+from dtl_notebook.context.model import model_context
+from tests.reuse_marks import shares
 
 ROLES = st.sampled_from(["system", "developer", "user", "assistant"])
 
@@ -29,7 +31,7 @@ def _payload(provider: str, messages: list[Any]) -> dict[str, Any]:
 def _same_as_cold(provider: str, messages: list[Any]) -> None:
     payload = _payload(provider, messages)
     warm = model_context(payload, provider)
-    with unremembered():
+    with disabled():
         cold = model_context(payload, provider)
     assert warm.segments == cold.segments and warm.notes == cold.notes
 
@@ -72,6 +74,7 @@ def test_a_system_message_after_replayed_turns_is_a_patch() -> None:
     )
 
 
+@shares
 def test_the_replayed_segments_are_the_earlier_ones() -> None:
     """Replay lends the earlier Segment objects themselves (so the analyzer's chain is lent too)."""
     history = [freeze({"role": "user", "content": f"turn {k}"}) for k in range(50)]

@@ -12,10 +12,10 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze, identical_run, json_equal, shared_prefix
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import freeze, identical_run, json_equal, shared_prefix
+from dtl_notebook._reuse.prefix import GrowingSet
 from dtl_notebook.wire.betas import body_features
-from dtl_notebook.wire.prefix import GrowingSet
-from dtl_notebook.wire.shared import unshared
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 scalars = st.one_of(
@@ -138,7 +138,7 @@ BETA_POOL = [
 def test_resumed_beta_features_equal_cold_ones(lists: list[list[int]]) -> None:
     for picks in lists:
         body = _anthropic([BETA_POOL[i] for i in picks])
-        with unshared():
+        with disabled():
             cold = body_features(body)
         assert body_features(body) == cold
         assert body_features(body) == cold  # and again, from the state kept by the first

@@ -21,10 +21,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook._reuse import disabled
 from dtl_notebook.agent.messages import TextPart, UserMessage
 from dtl_notebook.cache import CacheAnalyzer
-from dtl_notebook.context.model import model_context, unremembered
+from dtl_notebook.context.model import model_context
 from dtl_notebook.wire import build_request, validate_payload
+from tests.reuse_marks import shares
 
 WORDS = "weather order eta invoice refund flight hotel email report chart".split()
 MODES: list[tuple[str, str, dict[str, Any]]] = [
@@ -119,7 +121,7 @@ def _warm_and_cold(
     try:
         request = build_request(session, provider, model, profile=profile, **options)
     except ValueError as error:  # an unsupported combination fails the same way from scratch
-        with unremembered():
+        with disabled():
             try:
                 build_request(session, provider, model, profile=profile, **options)
             except ValueError as again:
@@ -129,7 +131,7 @@ def _warm_and_cold(
     context = model_context(request)
     # the analyzer takes the context it was given, or works it out: every other request
     entry = warm.add(request, context=context) if len(warm.entries) % 2 else warm.add(request)
-    with unremembered():
+    with disabled():
         scratch = build_request(
             session, provider, model, profile=profile, validate=False, **options
         )
@@ -209,7 +211,7 @@ def test_in_place_edits_are_seen() -> None:
         for edit in edits:
             edit(session)
             request = build_request(session, provider, model, **options)
-            with unremembered():
+            with disabled():
                 scratch = build_request(session, provider, model, validate=False, **options)
                 scratch_context = model_context(scratch)
             context = model_context(request)
@@ -219,6 +221,7 @@ def test_in_place_edits_are_seen() -> None:
         assert [s.text for s in model_context(request).segments] != [s.text for s in before]
 
 
+@shares
 def test_messages_and_schemas_cannot_be_edited_in_place() -> None:
     """A message is frozen once built, and a tool's schema and the tool items a body shares
     with other bodies are read-only: an edit raises, and the next request equals the one
@@ -268,6 +271,7 @@ def test_transcript_counts_every_change_but_an_append() -> None:
     assert type(session.messages).__name__ == "Transcript"
 
 
+@shares
 def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> None:
     """A registry-wide body reuses each tool's item (the same object) from one request to the
     next; a redefined or newly registered tool gets a new item equal to a from-scratch build."""
@@ -280,7 +284,7 @@ def test_native_and_hosted_bodies_share_each_definition_until_it_changes() -> No
         _apply(session, ("redefine", 3), 99)
         _apply(session, ("register", 13), 100)
         third = build_request(session, provider, model, **options)
-        with unremembered():
+        with disabled():
             scratch = build_request(session, provider, model, **options)
         assert third.json() == scratch.json() != second.json()
         kept = {id(t) for t in second.payload["tools"]}
@@ -311,7 +315,7 @@ def test_resumed_history_follows_replacements_and_provider_switches() -> None:
             continue
         model = "claude-opus-4-8" if provider == "anthropic" else "gpt-5.4"
         request = build_request(session, provider, model, **options)
-        with unremembered():
+        with disabled():
             scratch = build_request(session, provider, model, **options)
         assert request.json() == scratch.json() and request.notes == scratch.notes
         session.user(f"turn {step}")

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook import Session, ToolCall
+from dtl_notebook._reuse import disabled
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     SystemUpdate,
@@ -24,7 +25,6 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.wire.common import Plan
 from dtl_notebook.wire.planning import plan
-from dtl_notebook.wire.shared import unshared
 from tests.test_incremental_turns import _tool
 
 NAMES = [_tool(i).name for i in range(6)]
@@ -101,7 +101,7 @@ def test_resumed_plan_equals_cold_plan(steps: list[tuple[str, int]]) -> None:
     for step, (kind, value) in enumerate(steps):
         _step(session, kind, value, step)
         warm = plan(session)
-        with unshared():
+        with disabled():
             cold = plan(session)
         assert _facts(warm) == _facts(cold)
 
@@ -118,7 +118,7 @@ def test_a_later_marker_or_error_changes_an_earlier_decision() -> None:
     assert name not in plan(session).split.deferred
     _step(session, "error", 1, 3)  # the call failed: it was never a use
     resumed = plan(session)
-    with unshared():
+    with disabled():
         cold = plan(session)
     assert name in resumed.split.deferred and _facts(resumed) == _facts(cold)
     assert [s.name for s in resumed.loads[marker]] == [name]

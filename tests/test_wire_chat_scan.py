@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze
-from dtl_notebook.wire.shared import unshared
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import freeze
 from dtl_notebook.wire.validate import SEMANTIC_CHECKS, WireValidationError
 
 
@@ -51,7 +51,7 @@ def test_resumed_chat_rules_equal_cold_ones(
         added = [POOL[i] if frozen else dict(POOL[i]) for i, frozen in picks]
         history = [*history[: len(history) // 2], *added] if picks else added
         payload = {"model": "m", "messages": history}
-        with unshared():
+        with disabled():
             cold = _outcome(check, payload, provider)
         assert _outcome(check, payload, provider) == cold
 
@@ -87,6 +87,6 @@ def test_resumed_responses_input_rules_equal_cold_ones(lists: list[list[tuple[in
         added = [INPUT_POOL[i] if frozen else dict(INPUT_POOL[i]) for i, frozen in picks]
         history = [*history[: len(history) // 2], *added] if picks else added
         payload = {"model": "m", "input": history}
-        with unshared():
+        with disabled():
             cold = _outcome(check, payload, "openai-responses")
         assert _outcome(check, payload, "openai-responses") == cold

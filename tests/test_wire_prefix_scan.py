@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze
-from dtl_notebook.wire.prefix import PrefixScan
-from dtl_notebook.wire.shared import unshared
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import freeze
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 
@@ -24,7 +24,7 @@ def test_resumed_scans_equal_cold_scans(lists: list[list[tuple[int, bool]]]) -> 
     scan: PrefixScan[list[tuple[int, str]]] = PrefixScan(list, _record)
     for picks in lists:  # frozen items shared between lists, plain copies of them
         items = [POOL[i] if frozen else dict(POOL[i]) for i, frozen in picks]
-        with unshared():
+        with disabled():
             cold = scan.scan(items)
         assert scan.scan(items) == cold == [(i, item["text"]) for i, item in enumerate(items)]
 

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.agent.frozen import freeze
+from dtl_notebook._reuse import disabled
+from dtl_notebook._reuse.frozen import freeze
 from dtl_notebook.wire.rules import REFERENCES_ONLY_RULE, tool_reference
-from dtl_notebook.wire.shared import unshared
 from dtl_notebook.wire.validate import SEMANTIC_CHECKS, WireValidationError
 
 TOOLS = [
@@ -71,7 +71,7 @@ def test_resumed_anthropic_rules_equal_a_whole_scan(lists: list[list[tuple[int, 
         added = [POOL[i] if frozen else dict(POOL[i]) for i, frozen in picks]
         history = [*history[: len(history) // 2], *added] if picks else added
         payload = {"tools": TOOLS, "messages": history}
-        with unshared():
+        with disabled():
             whole = _verdict(payload)
         assert _verdict(payload) == whole
         assert _verdict(payload) == whole  # and again, from the state kept this time
@@ -99,7 +99,7 @@ def test_each_problem_is_named_where_it_is_after_a_shared_prefix() -> None:
     for index, expected in cases.items():
         messages = [*good, POOL[1], POOL[index]]
         assert _verdict({"tools": TOOLS, "messages": messages}) == expected
-        with unshared():
+        with disabled():
             assert _verdict({"tools": TOOLS, "messages": messages}) == expected
 
 

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook import Session, Tool, ToolCall
-from dtl_notebook.agent.frozen import FrozenDict
-from dtl_notebook.wire import build_request, incremental
+from dtl_notebook._reuse.frozen import FrozenDict
+from dtl_notebook.wire import build_request
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 MODES = {
@@ -94,14 +94,6 @@ def test_numbers_must_match_in_type_to_be_reused() -> None:
     again = copy.deepcopy(body)
     again["tools"][0]["strict"] = 1  # equal to True in Python, an int to the validator
     assert _outcome(again, "anthropic", True) == _outcome(again, "anthropic", False)
-
-
-def test_forget_drops_remembered_items() -> None:
-    body = {"model": "gpt-5.4", "input": [{"role": "user", "content": "hi"}]}
-    validate_payload(body, "openai-responses")
-    assert incremental._memory
-    incremental.forget()
-    assert not incremental._memory
 
 
 def test_a_kimi_carrier_is_known_valid_only_while_it_cannot_change() -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
+from dtl_notebook._reuse.transcript import Transcript
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
 from dtl_notebook.agent.files import write_atomic
@@ -45,7 +46,6 @@ from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool
 from dtl_notebook.agent.tool_set import ToolSetChanges
 from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
-from dtl_notebook.agent.transcript import Transcript
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.mcp import McpConnection
@@ -118,11 +118,11 @@ class Session(ToolSetChanges):
         self.prompt = Sections({"preamble": system} if system else {})
         for name, text in (sections or {}).items():
             self.prompt[name] = text
-        self._messages = Transcript()
+        self._messages: Transcript[Message] = Transcript()
         # the held sections at the end of the transcript seen: (transcript, rewrites, seen, held)
-        self._held: tuple[Transcript, int, int, dict[str, str]] | None = None
+        self._held: tuple[Transcript[Message], int, int, dict[str, str]] | None = None
         # the calls pending at the end of the transcript seen: (transcript, rewrites, seen, calls)
-        self._open: tuple[Transcript, int, int, tuple[ToolCall, ...]] | None = None
+        self._open: tuple[Transcript[Message], int, int, tuple[ToolCall, ...]] | None = None
         # the active set when the latest assistant message with tool calls was appended
         self._called: tuple[AssistantMessage, frozenset[str]] | None = None
         self._active: list[str] = []
@@ -142,16 +142,31 @@ class Session(ToolSetChanges):
         )
 
     @property
-    def messages(self) -> Transcript:
+    def messages(self) -> Transcript[Message]:
         """The transcript: append-only by contract, every other change counted
         (`Transcript.rewrites`). Assigning a list replaces it and counts as a rewrite."""
         return self._messages
 
     @messages.setter
     def messages(self, messages: Iterable[Message]) -> None:
-        replaced = Transcript(messages)
+        replaced: Transcript[Message] = Transcript(messages)
         replaced.rewrites = self._messages.rewrites + 1
         self._messages = replaced
+
+    def scratch_copy(self) -> Session:
+        """A session to try a request on: the same registry, prompt and active tools (shared,
+        not copied), and a transcript of its own holding the same messages, so appending to it
+        leaves this session as it is."""
+        scratch = copy.copy(self)
+        scratch._messages = Transcript(self._messages)
+        scratch._held = None
+        scratch._active = list(self._active)
+        scratch._queued = list(self._queued)
+        scratch._timeline = ToolTimeline()
+        scratch._initial_specs = dict(self._initial_specs)
+        scratch._sources = []  # a rehearsal never syncs the real MCP connections
+        scratch._open = scratch._called = None
+        return scratch
 
     # -- the active set: ToolSetChanges (tool_set.py) -----------------------------------
     def prepare_search(self) -> None:

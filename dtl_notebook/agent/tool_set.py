@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError, UnknownToolError
-from dtl_notebook.agent.messages import SystemUpdate, ToolCall
+from dtl_notebook.agent.messages import Message, SystemUpdate, ToolCall
 from dtl_notebook.agent.sections import diff_sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
 if TYPE_CHECKING:
-    from dtl_notebook.agent.transcript import Transcript
+    from dtl_notebook._reuse.transcript import Transcript
 
 
 class ToolSetChanges:
@@ -42,7 +42,7 @@ class ToolSetChanges:
     if TYPE_CHECKING:
 
         @property
-        def messages(self) -> Transcript: ...
+        def messages(self) -> Transcript[Message]: ...
 
         def pending_calls(self) -> list[ToolCall]: ...
 

@@ -5,22 +5,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from dtl_notebook._reuse.frozen import freeze
+from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.agent.checks import surrogate_problem, type_error, unicode_json
 from dtl_notebook.agent.errors import InvalidArgumentError, ToolDefinitionError, UnknownToolError
-from dtl_notebook.agent.frozen import freeze
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-@lru_cache(maxsize=65536)
+@memoized("schema checks")
 def _schema_problem(canonical: str) -> str | None:
     """Why a parameters schema is not an object schema valid under Draft 2020-12, or None."""
     schema = json.loads(canonical)

@@ -11,9 +11,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from dtl_notebook.agent.frozen import shared_prefix
+from dtl_notebook._reuse.frozen import shared_prefix
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.context.model import ModelContext, Segment
-from dtl_notebook.wire.prefix import PrefixScan
 
 
 @dataclass

@@ -31,8 +31,6 @@ from dtl_notebook.context.segments import (
     Collector,
     ModelContext,
     Segment,
-    forget,
-    unremembered,
 )
 from dtl_notebook.wire.arguments import check_context_arguments
 from dtl_notebook.wire.common import WireRequest
@@ -43,9 +41,7 @@ __all__ = [
     "KINDS",
     "ModelContext",
     "Segment",
-    "forget",
     "model_context",
-    "unremembered",
 ]
 
 

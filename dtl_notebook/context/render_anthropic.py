@@ -33,7 +33,7 @@ _THINKING = ("thinking", "redacted_thinking")
 
 def render(payload: dict[str, Any], out: Collector) -> None:
     tools = payload.get("tools") or []
-    by_name: dict[Any, Any] = {}  # filled on the first expansion
+    by_name = _ByName(tools)  # filled on the first expansion
     head = {
         "tools": tools,
         "tool_choice": payload.get("tool_choice"),
@@ -75,8 +75,6 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         # whether its thinking is seen depends on later messages: part of the unit
         unit = {"message": message, "thinking_seen": seen} if _has_thinking(message) else message
         if not out.unit(unit):
-            if not by_name and tools:
-                by_name.update((t.get("name"), t) for t in tools if isinstance(t, dict))
             _message(m, message, by_name, out, seen)
         m += 1
         m += out.replay(messages, m)
@@ -89,8 +87,22 @@ def _has_thinking(message: Any) -> bool:
     )
 
 
+class _ByName:
+    """The declared tools by name, indexed on the first look-up (a turn whose new messages
+    expand no tool reference never walks a native-search body's thousands of tools)."""
+
+    def __init__(self, tools: list[Any]) -> None:
+        self._tools = tools
+        self._index: dict[Any, Any] | None = None
+
+    def get(self, name: Any) -> Any:
+        if self._index is None:
+            self._index = {t.get("name"): t for t in self._tools if isinstance(t, dict)}
+        return self._index.get(name)
+
+
 def _message(
-    m: int, message: Any, by_name: dict[Any, Any], out: Collector, thinking_seen: bool = True
+    m: int, message: Any, by_name: _ByName, out: Collector, thinking_seen: bool = True
 ) -> None:
     role = message.get("role")
     content = message.get("content")
@@ -257,7 +269,7 @@ def _media(
         )
 
 
-def _result(block: dict[str, Any], path: str, by_name: dict[Any, Any], out: Collector) -> None:
+def _result(block: dict[str, Any], path: str, by_name: _ByName, out: Collector) -> None:
     content = block.get("content")
     label = f"result {block.get('tool_use_id', '')}"
     if isinstance(content, str) or not content:
@@ -285,9 +297,7 @@ def _result(block: dict[str, Any], path: str, by_name: dict[Any, Any], out: Coll
         first = False
 
 
-def _expand(
-    name: Any, source: str, load_point: str, by_name: dict[Any, Any], out: Collector
-) -> None:
+def _expand(name: Any, source: str, load_point: str, by_name: _ByName, out: Collector) -> None:
     tool = by_name.get(name)
     if tool is None:
         out.notes.append(f"tool_reference at {source} names {name!r}, which is not in tools")

@@ -4,7 +4,7 @@ The collector reuses work across requests: a payload is rendered unit by unit (t
 the system prompt, each message or input item), and while every unit so far equals the one at
 the same place in the previous payload rendered for the same provider, model and framing, its
 segments, token counts and notes are replayed instead of rendered again. "Equal" is an exact
-comparison with a copy taken when the unit was rendered (`wire.incremental.exact_copy`: numbers
+comparison with a copy taken when the unit was rendered (`_reuse.frozen.exact_copy`: numbers
 and booleans must match in type too; a read-only part is its own copy), so an in-place edit of
 anything is seen. After the first
 unit that differs, everything is rendered from scratch, as the order-dependent state (cache
@@ -15,19 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
-from dtl_notebook.agent.frozen import FrozenDict, FrozenList, identical_run, shared_prefix
+from dtl_notebook._reuse.frozen import (
+    FrozenDict,
+    FrozenList,
+    exact_copy,
+    identical_run,
+    shared_prefix,
+)
+from dtl_notebook._reuse.registry import Memo, active, memoized
 from dtl_notebook.context.calibration import Estimate
 from dtl_notebook.context.tokens import encoding_for
-from dtl_notebook.wire.incremental import exact_copy
-from dtl_notebook.wire.shared import unshared
 
 KINDS = (
     "hidden",
@@ -42,7 +43,6 @@ KINDS = (
 )
 # Segments the provider frames one by one (role markers, block delimiters).
 FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})
-REMEMBERED_CONTEXTS = 8  # previous renderings kept, one per provider, model and framing
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class ModelContext:
         return [s for s in self.segments if s.kind in kinds]
 
 
-@lru_cache(maxsize=200_000)
+@memoized("segment digests")
 def _digest(text: str, kind: str) -> str:
     return hashlib.blake2b(f"{kind}\0{text}".encode(), digest_size=16).hexdigest()
 
@@ -166,28 +166,8 @@ class _Rendering:
 
 
 ANCESTRY = 3  # earlier renderings a rendering remembers sharing segments with
-_previous: OrderedDict[tuple[str, str, int], _Rendering] = OrderedDict()
-_lock = threading.Lock()
-_switch = threading.local()  # .off: this thread renders from scratch and remembers nothing
-
-
-def forget() -> None:
-    """Drop every remembered rendering (the next contexts are rendered from scratch)."""
-    with _lock:
-        _previous.clear()
-
-
-@contextmanager
-def unremembered() -> Iterator[None]:
-    """Within this block (this thread), render every context from scratch and keep nothing;
-    request bodies built meanwhile share no tool items with other bodies either."""
-    before = getattr(_switch, "off", False)
-    _switch.off = True
-    try:
-        with unshared():
-            yield
-    finally:
-        _switch.off = before
+# the previous rendering per provider, model and framing
+_PREVIOUS = Memo("renderings")
 
 
 class Collector:
@@ -201,9 +181,8 @@ class Collector:
         self.block = -1
         self.framing = framing  # tokens the provider adds around each framed segment
         self._key = (provider, model, framing)
-        self._remembers = not getattr(_switch, "off", False)
-        with _lock:
-            self._before = _previous.get(self._key) if self._remembers else None
+        self._remembers = active()
+        self._before: _Rendering | None = _PREVIOUS.get(self._key) if self._remembers else None
         self._units: list[_Unit] = []
         self._copies: list[Any] = []
         self._open: _Pending | None = None  # the unit being rendered
@@ -307,16 +286,7 @@ class Collector:
             return
         ancestry = self.rendered().ancestry
         rendering = _Rendering(self._units, self._copies, self.segments, self.notes, ancestry)
-        with _lock:
-            _previous[self._key] = rendering
-            _previous.move_to_end(self._key)
-            while len(_previous) > REMEMBERED_CONTEXTS:
-                _previous.popitem(last=False)
-
-    @staticmethod
-    @lru_cache(maxsize=200_000)
-    def _count(counter: Any, text: str) -> int:
-        return int(counter.count(text))
+        _PREVIOUS.put(self._key, rendering)
 
     def add(
         self,
@@ -335,7 +305,7 @@ class Collector:
         if new_block:
             self.block += 1
         if tokens is None:
-            tokens = self._count(self.counter, text) if text else 0
+            tokens = _count(self.counter, text) if text else 0
         if kind in FRAMED_KINDS:
             tokens += self.framing
         self.segments.append(
@@ -352,3 +322,8 @@ class Collector:
 @dataclass(frozen=True)
 class _Pending:
     copy: Any
+
+
+@memoized("token counts")
+def _count(counter: Any, text: str) -> int:
+    return int(counter.count(text))

@@ -8,18 +8,16 @@ Three kinds of one-time work used to land on the first request of a process or a
   is built on the first reply it parses);
 - per registry: the session's `tool_search` index (rebuilt only when the registry changes),
   and the tool items a request declares, built, validated and written as JSON once and then
-  found by identity (a rehearsal builds the next request without sending it);
-- per process, once: the heap of imported SDK types and compiled validators, which the cyclic
-  garbage collector would otherwise walk in full (a few hundred milliseconds each time) whenever
-  enough new objects survived. They live as long as the process, so they are collected once and
-  then frozen out of later collections (`gc.freeze`); what is built afterwards (sessions,
-  requests) is collected as usual.
+  found by identity (a rehearsal builds the next request on a scratch copy of the session
+  without sending it: the session itself, its messages and `rewrites`, stay as they were).
+
+Nothing here changes the process beyond these memos (no garbage-collector settings): a plain
+`build_request` loop gets the same per-turn costs, doing the same work lazily on its first
+request.
 """
 
 from __future__ import annotations
 
-import gc
-import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -44,9 +42,6 @@ ROOTS: dict[Provider, tuple[str, ...]] = {
 
 REHEARSAL_TEXT = "(a rehearsal of the next request, never sent)"
 
-_lock = threading.Lock()
-_heap_settled = False
-
 
 def warm_up(
     session: Session, provider: str, model: str, options: Mapping[str, Any] | None = None
@@ -66,32 +61,18 @@ def warm_up(
     prepare_response_type(provider)
     session.prepare_search()
     rehearse(session, provider, model, options or {})
-    settle_heap()
     return time.perf_counter() - start
 
 
 def rehearse(session: Session, provider: str, model: str, options: Mapping[str, Any]) -> None:
-    """Build, without sending, the request the next user turn would make, and validate it;
-    the session is left as it was. The registry's tool items are built and validated here
-    (the first request finds them by identity), not on that request."""
+    """Build, without sending, the request the next user turn would make, and validate it, on
+    a scratch copy of `session` (which is never touched). The registry's tool items are built
+    and validated here (the first request finds them by identity), not on that request."""
     if session.pending_calls():
         return  # the next request answers those calls; nothing to rehearse
-    saved = list(session.messages)
+    scratch = session.scratch_copy()
     try:
-        session.user(REHEARSAL_TEXT)
-        build_request(session, provider, model, **options).json()  # items' texts too
+        scratch.user(REHEARSAL_TEXT)
+        build_request(scratch, provider, model, **options).json()  # items' texts too
     except (DtlError, ValueError):
         pass  # the real request reports its own problem
-    finally:
-        session.messages[:] = saved
-
-
-def settle_heap() -> None:
-    """Once per process: collect, then freeze what survives out of later collections."""
-    global _heap_settled
-    with _lock:
-        if _heap_settled:
-            return
-        gc.collect()
-        gc.freeze()
-        _heap_settled = True

@@ -12,13 +12,13 @@ from __future__ import annotations
 import html
 import json
 import re
-from functools import lru_cache
 from typing import Any
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import JsonLexer
 
+from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.live.transport import redact
 
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -58,7 +58,7 @@ _COMMENT = re.compile(r"\s*/\*.*?\*/")
 _PLAIN_SPAN = re.compile(r'<span class="(?:w|p)">([^<]*)</span>')
 
 
-@lru_cache(maxsize=4096)
+@memoized("highlighted json")
 def _highlight(text: str) -> str:
     # Whitespace and punctuation stay uncoloured: dropping their spans halves the bytes.
     return _PLAIN_SPAN.sub(r"\1", highlight(text, _LEXER, _FORMATTER).rstrip("\n"))

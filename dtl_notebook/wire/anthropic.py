@@ -27,8 +27,13 @@ from __future__ import annotations
 import bisect
 import copy
 import json
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dtl_notebook._reuse.frozen import FrozenDict
+from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.registry import Memo, active
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -48,9 +53,7 @@ from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
-from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
 from dtl_notebook.wire.rules import split_references, tool_reference
-from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "anthropic"
 # the server tool search variants:
@@ -76,7 +79,37 @@ PLACEHOLDER = {
 }
 NEUTRAL_TOOL_USE = {"type", "id", "name", "input"}
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
-_walks = Walks(open_last=True)  # earlier message walks, resumed when the transcript grew
+
+
+@dataclass
+class _Walked(Keyed):
+    """The message walk's state at a checkpoint: the settings it read (`key`) and what it
+    carries into the next messages."""
+
+    KEY = ("profile", "search", "references", "first")
+
+    profile: ModelProfile
+    search: str
+    references: bool
+    first: int
+    load_points: list[LoadPoint] = field(default_factory=list)
+    server_loaded: set[str] = field(default_factory=set)
+    siblings: list[JSON] = field(default_factory=list)
+    pending_system: list[JSON] = field(default_factory=list)
+    # the builder's block ends and how many of them are this state's (shared while appended to)
+    block_ends: tuple[list[int], int] = ([], 0)
+
+    def copy(self) -> _Walked:
+        return replace(
+            self,
+            load_points=list(self.load_points),
+            server_loaded=set(self.server_loaded),
+            siblings=list(self.siblings),
+            pending_system=list(self.pending_system),
+        )
+
+
+_walks: Walks[_Walked] = Walks(open_last=True)  # earlier walks, resumed as the transcript grew
 
 
 def tool_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -132,6 +165,35 @@ def _calls_step(calls: _Calls, message: Message) -> None:
 
 
 _CALLS = HistoryScan(_Calls, _calls_step)  # resumed over the grown transcript
+
+
+# (id(registry), its version, names left out, the replacing definitions' ids) -> (refs to
+# the registry and those definitions, the deferred items): a native-search body's every tool
+_DEFERRED_ITEMS = Memo("native tool lists")
+
+
+def _deferred_items(
+    registry: ToolRegistry, left_out: set[str], replaced: dict[str, ToolSpec]
+) -> list[JSON]:
+    """Every registered tool but `left_out`, deferred, in registry order. tool_json reads only
+    the definition: a registered Tool serves as is, unless it was loaded (its snapshot) or is
+    deferred in the session (its current definition), as `replaced` says."""
+    key = (
+        id(registry),
+        registry.version,
+        frozenset(left_out),
+        tuple((name, id(tool)) for name, tool in replaced.items()),
+    )
+    found = _DEFERRED_ITEMS.get(key) if active() else None
+    if found is not None:
+        return list(found[1])
+    candidates: list[ToolSpec] = [t for t in registry if t.name not in left_out]
+    if replaced:
+        candidates = [replaced.get(t.name, t) for t in candidates]
+    items = tool_items(tool_json, candidates, True)
+    if active() and all(type(item) is FrozenDict for item in items):  # made once, kept
+        _DEFERRED_ITEMS.put_held(key, [registry, *replaced.values()], items)
+    return items
 
 
 class _Builder:
@@ -214,17 +276,12 @@ class _Builder:
             if t.name not in loaded and (t.name != TOOL_SEARCH or TOOL_SEARCH in used)
         ]
         left_out = {t.name for t in keep} | {TOOL_SEARCH}
-        # tool_json reads only the definition: a registered Tool serves as is, unless it was
-        # loaded (its snapshot) or is deferred in the session (its current definition)
-        candidates: list[ToolSpec] = [t for t in self.registry if t.name not in left_out]
         replaced = {n: t for n, t in deferred.items() if n not in left_out}
         replaced.update(
             (n, t) for n, t in self.plan.loaded_snapshots().items() if n not in left_out
         )
-        if replaced:
-            candidates = [replaced.get(t.name, t) for t in candidates]
         tools = [dict(NATIVE_SEARCH[self.search]), *(tool_json(t) for t in keep)]
-        tools += tool_items(tool_json, candidates, True)
+        tools += _deferred_items(self.registry, left_out, replaced)
         return tools, "native_search", True
 
     # -- messages -------------------------------------------------------------------------
@@ -345,18 +402,17 @@ class _Builder:
     def build_messages(self, references: bool) -> None:
         plan = self.plan
         collapse = not self.profile.mid_conversation_system
-        key = (self.profile, self.search, references, plan.first)
+        settings = _Walked(self.profile, self.search, references, plan.first)
         start = plan.first
-        resumed = _walks.find(plan, key)
+        resumed = _walks.find(plan, settings.key())
         if resumed is not None:
             start = resumed.seen
             self.messages = resumed.messages
             self.notes.extend(resumed.notes)
-            self.load_points = resumed.state["load_points"]
-            self.server_loaded = resumed.state["server_loaded"]
-            self.siblings = resumed.state["siblings"]
-            self.pending_system = resumed.state["pending_system"]
-            ends, counted = resumed.state["block_ends"]  # shared while only appended to
+            walked = resumed.state
+            self.load_points, self.server_loaded = walked.load_points, walked.server_loaded
+            self.siblings, self.pending_system = walked.siblings, walked.pending_system
+            ends, counted = walked.block_ends  # shared while only appended to
             self.block_ends = ends if len(ends) == counted else ends[:counted]
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
         for index in range(start, len(plan.messages)):
@@ -375,18 +431,19 @@ class _Builder:
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
         self._close_blocks()
-        state = {
-            "block_ends": (self.block_ends, len(self.block_ends)),
-            "load_points": list(self.load_points),
-            "server_loaded": set(self.server_loaded),
-            "siblings": list(self.siblings),
-            "pending_system": list(self.pending_system),
-        }
+        state = replace(
+            settings,
+            load_points=self.load_points,
+            server_loaded=self.server_loaded,
+            siblings=self.siblings,
+            pending_system=self.pending_system,
+            block_ends=(self.block_ends, len(self.block_ends)),
+        )
         frozen = resumed.frozen if resumed is not None else 0
         checkpoint = Checkpoint(
             len(plan.messages), self.messages, state, self.notes[notes_before:], frozen
         )
-        _walks.keep(plan, key, checkpoint)
+        _walks.keep(plan, checkpoint)  # keeps a copy of the state
         self.flush_siblings()
         self.flush_system()
         if self.pending_system:
@@ -436,7 +493,7 @@ class _Builder:
 
     def _mark(self, position: int, marker: JSON) -> None:
         """Mark the block at `position` (counted over all messages) on a copy of it and of its
-        message: payload messages are shared with later requests (`wire.resume`)."""
+        message: payload messages are shared with later requests (`_reuse.walks`)."""
         row = bisect.bisect_right(self.block_ends, position)  # ends of the closed messages
         offset = position - (self.block_ends[row - 1] if row else 0)
         message = self.messages[row]

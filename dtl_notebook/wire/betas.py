@@ -13,8 +13,9 @@ from typing import Any
 
 import typing_extensions as te
 
+from dtl_notebook._reuse.frozen import FrozenDict
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.explain import union_members
-from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.schema import reachable
 
 # Feature -> the `anthropic-beta` name it needs (https://docs.claude.com/en/api/beta-headers).
@@ -140,7 +141,7 @@ def message_features(message: Any) -> tuple[bool, frozenset[str]]:
 
 def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
     """(uses a beta key or type, sorted beta names) for an Anthropic request body."""
-    beta_keys, beta_types = _beta_only()
+    beta_keys = _beta_only()[0]
     names: set[str] = set()
     beta = False
     for key in payload.keys() & beta_keys:
@@ -156,14 +157,30 @@ def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
         if isinstance(edit, dict) and edit.get("type") in BLOCK_BETAS:
             names.add(BLOCK_BETAS[edit["type"]])
     tools = payload.get("tools")
-    for tool in tools if isinstance(tools, list) else ():
-        kind = tool.get("type") if isinstance(tool, dict) else None
-        if isinstance(kind, str) and kind in beta_types:
-            beta = True
-            names.update([BLOCK_BETAS[kind]] if kind in BLOCK_BETAS else [])
+    tools = tools if isinstance(tools, list) else []
+    head = 0  # the tools before the first read-only one (the search tool, the shown ones)
+    while head < len(tools) and type(tools[head]) is not FrozenDict:
+        head += 1
+    declared = _Features()
+    for index, tool in enumerate(tools[:head]):
+        _tool_step(declared, index, tool)
+    shared = _TOOL_FEATURES.scan(tools[head:] if head else tools)  # a union: order is moot
     messages = payload.get("messages")
     found = _MESSAGE_FEATURES.scan(messages if isinstance(messages, list) else [])
-    return beta or found.beta, finish(names | found.names)
+    beta = beta or declared.beta or shared.beta or found.beta
+    return beta, finish(names | declared.names | shared.names | found.names)
+
+
+def _tool_step(features: _Features, _index: int, tool: Any) -> None:
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    if isinstance(kind, str) and kind in _beta_only()[1]:
+        features.beta = True
+        if kind in BLOCK_BETAS:
+            features.names.add(BLOCK_BETAS[kind])
+
+
+# resumed over the shared tool items; two lists (each holds its registry's items)
+_TOOL_FEATURES = PrefixScan(_Features, _tool_step, remembered=2)
 
 
 def finish(names: set[str]) -> list[str]:

@@ -10,10 +10,14 @@ system message, which rewrites the prefix.
 
 from __future__ import annotations
 
-import functools
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dtl_notebook.agent.frozen import freeze
+from dtl_notebook._reuse.frozen import freeze
+from dtl_notebook._reuse.registry import active, memoized
+from dtl_notebook._reuse.walks import Checkpoint, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -37,12 +41,51 @@ from dtl_notebook.wire.common import (
 )
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
-from dtl_notebook.wire.resume import Checkpoint, Walks
-from dtl_notebook.wire.shared import sharing
 
 PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
-_walks = Walks()  # earlier message walks, resumed when the transcript grew
+
+
+_Ref = Callable[[], ToolSpec | None]
+
+
+def _none() -> None:
+    return None
+
+
+def _ref(tool: ToolSpec | None) -> _Ref:
+    return _none if tool is None else weakref.ref(tool)
+
+
+@dataclass
+class _Walked(Keyed):
+    """The message walk's state at a checkpoint: the settings it read (`key`) and what it
+    carries into the next messages."""
+
+    KEY = ("provider", "system_updates", "first", "batches")
+
+    provider: str
+    system_updates: str
+    first: int
+    batches: bool  # Kimi's tool declarations after each run of tool messages
+    batch: list[int] = field(default_factory=list)
+    loads: list[tuple[int, int, list[str]]] = field(default_factory=list)
+    marked: dict[str, None] = field(default_factory=dict)
+    # each name a batch looked up: its active and retired definitions then, held weakly (an
+    # active tool's implementation may hold the session, which must stay free to go)
+    reads: dict[str, tuple[_Ref, _Ref]] = field(default_factory=dict)
+
+    def copy(self) -> _Walked:
+        return replace(
+            self,
+            batch=list(self.batch),
+            loads=list(self.loads),
+            marked=dict(self.marked),
+            reads=dict(self.reads),
+        )
+
+
+_walks: Walks[_Walked] = Walks()  # earlier message walks, resumed as the transcript grew
 
 
 def function_json(tool: ToolSpec) -> JSON:
@@ -87,7 +130,7 @@ def chat_messages(
     text = render_sections(sections)
     head: list[JSON] = []
     if text:
-        head.append(_system_message(text) if sharing() else {"role": "system", "content": text})
+        head.append(_system_message(text) if active() else {"role": "system", "content": text})
     walk = _Walk(plan, provider, system_updates, batch_tools)
     first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
     walk.resume(notes)
@@ -100,7 +143,7 @@ def chat_messages(
     return out, points, set(walk.marked)
 
 
-@functools.lru_cache(maxsize=64)
+@memoized("system messages")
 def _system_message(text: str) -> JSON:
     """The leading system message, one frozen object per text: later bodies repeat it."""
     return freeze({"role": "system", "content": text})  # type: ignore[no-any-return]
@@ -118,29 +161,34 @@ class _Walk:
     ) -> None:
         self.plan, self.provider, self.system_updates = plan, provider, system_updates
         self.batch_tools = batch_tools
-        self.key = (provider, system_updates, plan.first, batch_tools is None)
+        self.settings = _Walked(provider, system_updates, plan.first, batch_tools is not None)
         self.out: list[JSON] = []
         self.batch: list[int] = []
         self.loads: list[tuple[int, int, list[str]]] = []  # (row in out, index, names)
         self.marked: dict[str, None] = {}
         # each tool name the batches looked up: its active and retired definitions then
-        self.reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]] = {}
+        self.reads: dict[str, tuple[_Ref, _Ref]] = {}
         self.start = plan.first
         self.frozen = 0  # leading messages of `out` known to be frozen
 
     def resume(self, notes: list[str]) -> None:
-        found = _walks.find(self.plan, self.key)
-        if found is None or not self._same_reads(found.state["reads"]):
+        found = _walks.find(self.plan, self.settings.key())
+        if found is None or not self._same_reads(found.state.reads):
             return
         self.start, self.out, self.frozen = found.seen, found.messages, found.frozen
-        self.batch, self.loads = found.state["batch"], found.state["loads"]
-        self.marked, self.reads = found.state["marked"], found.state["reads"]
+        walked = found.state
+        self.batch, self.loads, self.marked, self.reads = (
+            walked.batch,
+            walked.loads,
+            walked.marked,
+            walked.reads,
+        )
         notes.extend(found.notes)
 
-    def _same_reads(self, reads: dict[str, tuple[ToolSpec | None, ToolSpec | None]]) -> bool:
+    def _same_reads(self, reads: dict[str, tuple[_Ref, _Ref]]) -> bool:
         active, retired = self.batch_tools or {}, self.plan.retired
         return all(
-            active.get(name) is a and retired.get(name) is r for name, (a, r) in reads.items()
+            active.get(name) is a() and retired.get(name) is r() for name, (a, r) in reads.items()
         )
 
     def run(self, notes: list[str], first_note: int) -> None:
@@ -166,14 +214,11 @@ class _Walk:
                     text = f"Error: {text}"
                 out.append({"role": "tool", "tool_call_id": message.call_id, "content": text})
                 self.batch.append(index)
-        state = {
-            "batch": list(self.batch),
-            "loads": list(self.loads),
-            "marked": dict(self.marked),
-            "reads": dict(self.reads),
-        }
+        state = replace(
+            self.settings, batch=self.batch, loads=self.loads, marked=self.marked, reads=self.reads
+        )
         walked = Checkpoint(len(plan.messages), out, state, notes[first_note:], self.frozen)
-        _walks.keep(plan, self.key, walked)
+        _walks.keep(plan, walked)  # keeps a copy of the state
         if self.batch:
             self.flush()
 
@@ -190,7 +235,7 @@ class _Walk:
             for name in message.added_tool_names or []:
                 if name in specs:
                     continue
-                self.reads[name] = (active.get(name), retired.get(name))
+                self.reads[name] = (_ref(active.get(name)), _ref(retired.get(name)))
                 if name in active:
                     specs[name] = message.snapshot(name) or active[name].spec()
                     self.marked[name] = None

@@ -1,19 +1,32 @@
-"""What every adapter shares: the request object and the plan of prompt and load points."""
+"""What every adapter shares: the request object and the plan of prompt and load points.
+
+`WireRequest.payload` is plain JSON at the top and wherever it is new, and read-only where it
+is shared: the tool items a body declares and the history messages it repeats are the very
+objects the previous request held (`_reuse.frozen`), which is what makes a new turn cost only
+what it adds. A read-only part is read-only all the way down, reads and serializes as plain
+JSON, and refuses an in-place edit with a TypeError saying how to edit a copy; `plain()` gives
+the whole body as an editable plain copy. (Thawing every body instead would cost each request
+a copy of its whole history, and freezing every body would make a freshly built part read-only
+for no reason: shared means frozen, new means plain.)
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dtl_notebook._reuse.body_text import body_text
+from dtl_notebook._reuse.frozen import thaw
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import (
     Message,
 )
 from dtl_notebook.agent.sections import render_section
 from dtl_notebook.agent.split import DeferredSplit
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.body_text import body_text
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.validate import required_betas
 
@@ -56,6 +69,10 @@ class WireRequest:
             + (f", betas={self.betas}" if self.betas else "")
             + ")"
         )
+
+    def plain(self) -> JSON:
+        """An editable plain copy of the body (its shared parts are read-only)."""
+        return thaw(self.payload)  # type: ignore[no-any-return]
 
     def json(self, indent: int | None = None) -> str:
         """The exact body text (stable across runs: key order is the build order)."""
@@ -106,19 +123,17 @@ class Plan:
 def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
     """Whether two tools define the same thing (a Tool's implementation is not part of it);
     equal to comparing their `spec()`s without re-validating the schemas. Tools are immutable,
-    so the answer for a pair of objects is remembered."""
-    found = _same_definitions.get((id(a), id(b)))
-    if found is not None and found[0] is a and found[1] is b:
-        return found[2]
+    so the answer for a pair of objects is remembered (while the second one lives)."""
+    found = _SAME_DEFINITIONS.owned((id(a), id(b)), b)
+    if found is not None and found[0]() is a:
+        return bool(found[1])
     same = all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
-    if len(_same_definitions) >= REMEMBERED_COMPARISONS:
-        _same_definitions.clear()
-    _same_definitions[(id(a), id(b))] = (a, b, same)  # kept alive: their ids stay theirs
+    if active():
+        _SAME_DEFINITIONS.put_owned((id(a), id(b)), b, (weakref.ref(a), same))
     return same
 
 
-REMEMBERED_COMPARISONS = 4096
-_same_definitions: dict[tuple[int, int], tuple[ToolSpec, ToolSpec, bool]] = {}
+_SAME_DEFINITIONS = Memo("definition comparisons")  # (ids) -> (ref to b, (ref to a, same))
 
 
 def render_patch(patch: dict[str, str | None]) -> str:

@@ -7,7 +7,7 @@ come back unchanged are not validated again. "Unchanged" is an exact comparison 
 taken when the item was validated: numbers and booleans must match in type as well as value
 (``1``, ``1.0`` and ``True`` are equal in Python but not to a validator), and an item holding
 anything but plain JSON values (dict, list, str, int, float, bool, None) is never remembered.
-A read-only item (:mod:`dtl_notebook.agent.frozen`, e.g. a tool definition a builder shares
+A read-only item (:mod:`dtl_notebook._reuse.frozen`, e.g. a tool definition a builder shares
 between requests) is its own copy: it cannot change, so finding the same object again is
 enough, and costs nothing; its `==` is exact too, so a whole list is compared at once
 (`shared_prefix`).
@@ -19,40 +19,22 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
-import threading
-from collections import deque
 from typing import Any
 
 import typing_extensions as te
 
-from dtl_notebook.agent.frozen import FrozenDict, FrozenList, identical_run, shared_prefix
+from dtl_notebook._reuse.frozen import (
+    FrozenDict,
+    FrozenList,
+    exact_copy,
+    identical_run,
+    shared_prefix,
+)
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.wire.explain import origin, union_members
 from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
 
-LISTS_PER_FIELD = 8  # recently accepted lists remembered per root type and field
-
-
-class _Exact:
-    """A remembered number or boolean: equal only to a value of the same type."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: bool | int | float) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self.value) and other == self.value
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Unremembered:
-    """Stands for a value that is not plain JSON: equal to nothing, so never reused."""
-
-    def __eq__(self, other: object) -> bool:
-        return False
-
-    __hash__ = None  # type: ignore[assignment]
+LISTS_PER_FIELD = 4  # recently accepted lists remembered per root type and field
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,8 +46,8 @@ class _Accepted:
     settled: int = 0
 
 
-_memory: dict[tuple[str, str], deque[_Accepted]] = {}
-_lock = threading.Lock()
+# (root, field) -> the lists accepted lately, newest first (bounded per key and in all)
+_ACCEPTED = Memo("accepted lists")
 
 
 @functools.cache
@@ -118,23 +100,16 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         while settled < len(remembered) and type(remembered[settled]) in (FrozenDict, FrozenList):
             settled += 1
         accepted[field] = _Accepted(remembered, settled)
-    with _lock:
+    if active():
         for field, kept in accepted.items():
-            recent = _memory.setdefault((root, field), deque(maxlen=LISTS_PER_FIELD))
-            recent.appendleft(kept)
+            recent: tuple[_Accepted, ...] = _ACCEPTED.get((root, field), ())
+            _ACCEPTED.put((root, field), (kept, *recent[: LISTS_PER_FIELD - 1]))
     return True
-
-
-def forget() -> None:
-    """Drop every remembered item (the next requests are validated from scratch)."""
-    with _lock:
-        _memory.clear()
 
 
 def _recent(root: str, field: str, items: list[Any]) -> _Accepted:
     """The most recent accepted list of this field that starts like ``items``."""
-    with _lock:
-        recent = list(_memory.get((root, field), ()))
+    recent: tuple[_Accepted, ...] = _ACCEPTED.get((root, field), ()) if active() else ()
     if not items:
         return _Accepted()
     for accepted in recent:  # the same lineage first: its items are compared by identity
@@ -143,17 +118,3 @@ def _recent(root: str, field: str, items: list[Any]) -> _Accepted:
         if n and items[0] is known[0] and items[n - 1] is known[n - 1]:
             return accepted
     return next((a for a in recent if a.items and items[0] == a.items[0]), _Accepted())
-
-
-def exact_copy(value: Any) -> Any:
-    """A copy for exact comparison (see the module docstring)."""
-    kind = type(value)
-    if kind is str or value is None or kind is FrozenDict or kind is FrozenList:
-        return value
-    if kind is bool or kind is int or kind is float:
-        return _Exact(value)
-    if kind is dict and all(type(k) is str for k in value):
-        return {k: exact_copy(v) for k, v in value.items()}
-    if kind is list:
-        return [exact_copy(v) for v in value]
-    return _Unremembered()

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from dtl_notebook._reuse.prefix import GrowingSet, PrefixScan
 from dtl_notebook.wire.explain import short
-from dtl_notebook.wire.prefix import GrowingSet, PrefixScan
 from dtl_notebook.wire.rules import (
     Problem,
     as_list,

@@ -15,23 +15,19 @@ up, it plans from scratch. Either way the plan is the one a cold pass gives.
 from __future__ import annotations
 
 import copy
-import threading
-import weakref
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from dtl_notebook._reuse.prefix import GrowingSet
+from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.common import Plan, same_definition
-from dtl_notebook.wire.prefix import GrowingSet
-from dtl_notebook.wire.shared import sharing
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
-
-REMEMBERED_PLANS = 8  # transcripts whose last plan is kept
 
 
 @dataclass
@@ -107,17 +103,16 @@ class _Walk:
 
 @dataclass
 class _Memo:
-    transcript: weakref.ref[list[Message]]
     rewrites: int
-    tools: list[ToolSpec]  # kept alive, so their ids stay theirs
     tool_ids: tuple[int, ...]
     first: int
     system: dict[str, str]
     walk: _Walk
 
 
-_memos: dict[int, _Memo] = {}
-_lock = threading.Lock()
+# id(transcript) -> (refs to it and its tools, its last _Memo): gone with any of them, and
+# holding none of them (a tool's implementation may hold the session, and so the transcript)
+_PLANS = Memo("plans")
 
 
 def plan(session: Session) -> Plan:
@@ -130,12 +125,15 @@ def plan(session: Session) -> Plan:
     messages = list(transcript)
     tools: list[ToolSpec] = list(session.tools())
     tool_ids = tuple(map(id, tools))
-    rewrites = getattr(transcript, "rewrites", None)
-    memo = _memos.get(id(transcript)) if sharing() and rewrites is not None else None
+    rewrites: int | None = getattr(transcript, "rewrites", None) if active() else None
+    entry: tuple[tuple[Any, ...], _Memo] | None = (
+        _PLANS.get(id(transcript)) if rewrites is not None else None
+    )
+    refs = entry[0] if entry is not None and entry[0][0]() is transcript else None
+    memo = entry[1] if entry is not None and refs is not None else None
     resumed = None
     if (
         memo is not None
-        and memo.transcript() is transcript
         and memo.rewrites == rewrites
         and memo.tool_ids == tool_ids
         and memo.first < memo.walk.seen <= len(messages)
@@ -152,31 +150,17 @@ def plan(session: Session) -> Plan:
     else:
         split, walk = resumed
         first, system = memo.first, memo.system  # type: ignore[union-attr]
-    if sharing() and rewrites is not None:
-        kept = _Memo(
-            weakref.ref(transcript),
-            rewrites,
-            tools,
-            tool_ids,
-            first,
-            system,
-            walk,
-        )
-        with _lock:
-            if len(_memos) >= REMEMBERED_PLANS and id(transcript) not in _memos:
-                _memos.clear()
-            _memos[id(transcript)] = kept
+    if rewrites is not None:
+        kept = _Memo(rewrites, tool_ids, first, system, walk)
+        if refs is not None and memo is not None and memo.tool_ids == tool_ids:
+            _PLANS.put_refs(id(transcript), refs, kept)  # the same objects: their refs again
+        else:
+            _PLANS.put_held(id(transcript), [transcript, *tools], kept)
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
-    if sharing() and rewrites is not None:
+    if rewrites is not None:
         the_plan.history = (transcript, rewrites)
     return the_plan
-
-
-def forget() -> None:
-    """Drop every remembered plan (the next ones are made from scratch)."""
-    with _lock:
-        _memos.clear()
 
 
 def _resume(

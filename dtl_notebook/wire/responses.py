@@ -17,9 +17,14 @@ Tool search: https://platform.openai.com/docs/guides/tools-tool-search.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any
 
+from dtl_notebook._reuse.frozen import FrozenDict, freeze
+from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.registry import Memo, active
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -47,15 +52,39 @@ from dtl_notebook.wire.common import (
 )
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
-from dtl_notebook.wire.resume import Checkpoint, HistoryScan, Walks
-from dtl_notebook.wire.shared import tool_items
 
 PROVIDER = "openai-responses"
 LOADER_DESCRIPTION = (
     "Records the tools that the tool_search function loaded. Call the tool_search function "
     "to search for tools."
 )
-_walks = Walks()  # the input walk of earlier requests, resumed when the transcript grew
+
+
+@dataclass
+class _Walked(Keyed):
+    """The input walk's state at a checkpoint: the settings it read (`key`) and what it
+    carries into the next messages."""
+
+    KEY = ("profile", "search", "load_mode", "first")
+
+    profile: ModelProfile
+    search: str
+    load_mode: str
+    first: int
+    load_points: list[LoadPoint] = field(default_factory=list)
+    hosted_loaded: set[str] = field(default_factory=set)
+    search_calls: set[str] = field(default_factory=set)
+
+    def copy(self) -> _Walked:
+        return replace(
+            self,
+            load_points=list(self.load_points),
+            hosted_loaded=set(self.hosted_loaded),
+            search_calls=set(self.search_calls),
+        )
+
+
+_walks: Walks[_Walked] = Walks()  # earlier input walks, resumed as the transcript grew
 
 
 def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
@@ -148,30 +177,10 @@ class _Builder:
         loaded = _HOSTED_LOADED.scan(self.plan)  # resumed over the grown transcript
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
         shown_tools = [t for t in immediate if t.name in shown]
-        hidden = shown | {TOOL_SEARCH}
-        registry: list[ToolSpec] = [t for t in self.registry if t.name not in hidden]
-        items = tool_items(function_json, shown_tools, False)
-        items += tool_items(function_json, registry, True)
-        every = [*shown_tools, *registry]
-        if not any(map(attrgetter("namespace"), every)):
-            return [*items, {"type": "tool_search"}]
-        tools: list[JSON] = []
-        groups: dict[str, JSON] = {}
-        for tool, item in zip(every, items, strict=True):
-            if tool.namespace is None:
-                tools.append(item)
-                continue
-            if tool.namespace not in groups:  # defer_loading stays on the members, never here
-                description = self.namespaces.get(tool.namespace, f"{tool.namespace} tools")
-                groups[tool.namespace] = {
-                    "type": "namespace",
-                    "name": tool.namespace,
-                    "description": description,
-                    "tools": [],
-                }
-                tools.append(groups[tool.namespace])
-            groups[tool.namespace]["tools"].append(item)
-        return [*tools, {"type": "tool_search"}]
+        return [
+            *_hosted_items(self.registry, shown_tools, self.namespaces),
+            {"type": "tool_search"},
+        ]
 
     def call(self, call: ToolCall) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
@@ -300,16 +309,16 @@ class _Builder:
 
     def build_input(self) -> None:
         plan = self.plan
-        key = (self.profile, self.search, self.load_mode, plan.first)
+        settings = _Walked(self.profile, self.search, self.load_mode, plan.first)
         start = plan.first
-        resumed = _walks.find(plan, key)
+        resumed = _walks.find(plan, settings.key())
         if resumed is not None:
             start = resumed.seen
             self.input = resumed.messages
             self.notes.extend(resumed.notes)
-            self.load_points = resumed.state["load_points"]
-            self.hosted_loaded = resumed.state["hosted_loaded"]
-            self.search_calls = resumed.state["search_calls"]
+            walked = resumed.state
+            self.load_points, self.hosted_loaded = walked.load_points, walked.hosted_loaded
+            self.search_calls = walked.search_calls
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
         for index in range(start, len(plan.messages)):
             message = plan.messages[index]
@@ -323,16 +332,71 @@ class _Builder:
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.result(index, message)
-        state = {
-            "load_points": list(self.load_points),
-            "hosted_loaded": set(self.hosted_loaded),
-            "search_calls": set(self.search_calls),
-        }
+        state = replace(
+            settings,
+            load_points=self.load_points,
+            hosted_loaded=self.hosted_loaded,
+            search_calls=self.search_calls,
+        )
         frozen = resumed.frozen if resumed is not None else 0
         checkpoint = Checkpoint(
             len(plan.messages), self.input, state, self.notes[notes_before:], frozen
         )
-        _walks.keep(plan, key, checkpoint)
+        _walks.keep(plan, checkpoint)  # keeps a copy of the state
+
+
+def _hosted_items(
+    registry: ToolRegistry, shown_tools: list[ToolSpec], namespaces: dict[str, str]
+) -> list[JSON]:
+    """The shown tools, then every other registered one deferred, grouped by namespace: made
+    once per registry version, shown tools and namespace descriptions, and shared (frozen)."""
+    key = (
+        id(registry),
+        registry.version,
+        tuple(map(id, shown_tools)),
+        tuple(sorted(namespaces.items())),
+    )
+    found = _HOSTED_ITEMS.get(key) if active() else None
+    if found is not None:
+        return list(found[1])
+    tools = _hosted_groups(registry, shown_tools, namespaces)
+    if active() and all(type(item) is FrozenDict for item in tools):
+        _HOSTED_ITEMS.put_held(key, [registry, *shown_tools], tools)
+    return tools
+
+
+# (id(registry), its version, the shown tools' ids, namespace descriptions) -> (refs to the
+# registry and the shown tools, the items and frozen namespace groups)
+_HOSTED_ITEMS = Memo("hosted tool lists")
+
+
+def _hosted_groups(
+    registry: ToolRegistry, shown_tools: list[ToolSpec], namespaces: dict[str, str]
+) -> list[JSON]:
+    hidden = {t.name for t in shown_tools} | {TOOL_SEARCH}
+    deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
+    items = tool_items(function_json, shown_tools, False)
+    items += tool_items(function_json, deferred, True)
+    every = [*shown_tools, *deferred]
+    if not any(map(attrgetter("namespace"), every)):
+        return items
+    tools: list[JSON] = []
+    groups: dict[str, JSON] = {}
+    for tool, item in zip(every, items, strict=True):
+        if tool.namespace is None:
+            tools.append(item)
+            continue
+        if tool.namespace not in groups:  # defer_loading stays on the members, never here
+            description = namespaces.get(tool.namespace, f"{tool.namespace} tools")
+            groups[tool.namespace] = {
+                "type": "namespace",
+                "name": tool.namespace,
+                "description": description,
+                "tools": [],
+            }
+            tools.append(groups[tool.namespace])
+        groups[tool.namespace]["tools"].append(item)
+    return [freeze(item) if item.get("type") == "namespace" else item for item in tools]
 
 
 def _hosted_step(loaded: dict[str, None], message: Message) -> None:

@@ -3,7 +3,7 @@
 All tools deferred, ``cache_control`` on a deferred tool, a dangling or mixed
 ``tool_reference``, unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
 
-A rule over the message list is a step of a resumable scan (`wire.prefix.PrefixScan`): the
+A rule over the message list is a step of a resumable scan (`_reuse.prefix.PrefixScan`): the
 step records the first :class:`Problem` (its JSON path and message) in the scan's facts, and
 the error raised is that problem. A request that repeats the previous one's frozen messages
 resumes after them, so a turn costs only the messages it adds, and the verdict is the one a
@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.explain import Path, fail, format_path, short
-from dtl_notebook.wire.prefix import PrefixScan
 
 # https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
 ALL_DEFERRED_MESSAGE = (

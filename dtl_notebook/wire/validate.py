@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.explain import Path, WireValidationError, fail
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
 from dtl_notebook.wire.openai_rules import check_chat, check_responses
-from dtl_notebook.wire.prefix import PrefixScan
 from dtl_notebook.wire.rules import (
     ALL_DEFERRED_MESSAGE,
     MAX_CACHE_BREAKPOINTS,

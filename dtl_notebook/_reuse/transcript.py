@@ -1,20 +1,20 @@
 """The transcript list: append-only by contract, with a version that says when it was not.
 
-Messages are immutable once built (frozen models; `model_copy(update=...)` makes a changed
-one). The list itself stays a plain list to its users, but every mutation goes through here:
-an append, extend or `+=` keeps `rewrites` as it is, anything else (replacing, removing, inserting,
-reordering) bumps it. A memo of per-message work can therefore trust every message it saw
-while `rewrites` is unchanged and the list is at least as long as when it looked.
+Its items (a session's messages) are immutable once built. The list itself stays a plain list
+to its users, but every mutation goes through here: an append, extend or `+=` keeps `rewrites`
+as it is, anything else (replacing, removing, inserting, reordering) bumps it. A memo of
+per-message work can therefore trust every message it saw while `rewrites` is unchanged and
+the list is at least as long as when it looked.
 """
 
 from __future__ import annotations
 
-from typing import Any, SupportsIndex
+from typing import Any, SupportsIndex, TypeVar
 
-from dtl_notebook.agent.messages import Message
+Item = TypeVar("Item")
 
 
-class Transcript(list[Message]):
+class Transcript(list[Item]):
     """A list of messages that counts its non-append changes in `rewrites`."""
 
     rewrites: int = 0
@@ -30,21 +30,21 @@ class Transcript(list[Message]):
         super().__delitem__(index)
         self._rewritten()
 
-    def __imul__(self, times: SupportsIndex) -> Transcript:
+    def __imul__(self, times: SupportsIndex) -> Transcript[Item]:
         super().__imul__(times)
         self._rewritten()
         return self
 
-    def insert(self, index: SupportsIndex, value: Message) -> None:
+    def insert(self, index: SupportsIndex, value: Item) -> None:
         super().insert(index, value)
         self._rewritten()
 
-    def pop(self, index: SupportsIndex = -1) -> Message:
+    def pop(self, index: SupportsIndex = -1) -> Item:
         value = super().pop(index)
         self._rewritten()
         return value
 
-    def remove(self, value: Message) -> None:
+    def remove(self, value: Item) -> None:
         super().remove(value)
         self._rewritten()
 

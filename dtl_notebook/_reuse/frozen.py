@@ -6,7 +6,7 @@ must not change: these `dict` and `list` subclasses refuse every in-place edit w
 TypeError that says how to edit a copy instead. Everything else (reading, `json.dumps`,
 validation) sees plain JSON; `copy.deepcopy` and `thaw` give editable plain copies.
 Because a frozen value never changes, comparing a remembered one with the one in a new body
-is an identity check (`wire.incremental.exact_copy` keeps frozen values as they are).
+is an identity check (`exact_copy` keeps frozen values as they are).
 
 `==` on a frozen value is exact JSON equality (`json_equal`): ``1``, ``1.0`` and ``True`` are
 equal in Python but not in a request body, so they differ here. Lists of shared items are
@@ -33,7 +33,7 @@ def _refuse(*_: Any, **__: Any) -> NoReturn:
 class FrozenDict(dict[str, Any]):
     """A JSON object that cannot be edited in place."""
 
-    __slots__ = ()
+    __slots__ = ("__weakref__",)  # memos of what was made from it go when it does
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
 
@@ -58,7 +58,7 @@ class FrozenDict(dict[str, Any]):
 class FrozenList(list[Any]):
     """A JSON array that cannot be edited in place."""
 
-    __slots__ = ()
+    __slots__ = ("__weakref__",)
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse
 
@@ -168,3 +168,42 @@ def identical_run(a: list[Any], b: list[Any], n: int) -> int:
         else:
             high = mid - 1
     return low
+
+
+class _Exact:
+    """A remembered number or boolean: equal only to a value of the same type."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool | int | float) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self.value) and other == self.value
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Unremembered:
+    """Stands for a value that is not plain JSON: equal to nothing, so never reused."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def exact_copy(value: Any) -> Any:
+    """A copy of `value` for exact comparison with a later one: numbers and booleans match only
+    their own type (``1``, ``1.0`` and ``True`` differ in a body), a frozen part is its own
+    copy, and anything but plain JSON is equal to nothing (never reused)."""
+    kind = type(value)
+    if kind is str or value is None or kind is FrozenDict or kind is FrozenList:
+        return value
+    if kind is bool or kind is int or kind is float:
+        return _Exact(value)
+    if kind is dict and all(type(k) is str for k in value):
+        return {k: exact_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [exact_copy(v) for v in value]
+    return _Unremembered()

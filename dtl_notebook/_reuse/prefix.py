@@ -1,25 +1,27 @@
 """Scans of a request's message list that resume over the part the last request shared.
 
 A new request body repeats the previous one's messages (the same frozen objects, see
-`wire.resume`) and adds a few. A per-message scan (rules, beta features) keeps its state after
+`_reuse.walks`) and adds a few. A per-message scan (rules, beta features) keeps its state after
 the longest run of leading frozen messages it saw; a later list that starts with those very
 objects resumes from a copy of that state. Only frozen messages are kept: they cannot change.
-The comparison is a list `==` (`agent.frozen.shared_prefix`): by identity at C speed, and
+The comparison is a list `==` (`frozen.shared_prefix`): by identity at C speed, and
 exact JSON equality for an equal message that is another object (the same facts).
 """
 
 from __future__ import annotations
 
 import copy
-import threading
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
-from dtl_notebook.agent.frozen import FrozenDict
-from dtl_notebook.wire.shared import sharing
+from dtl_notebook._reuse.frozen import FrozenDict
+from dtl_notebook._reuse.registry import Memo, active
 
 State = TypeVar("State")
 REMEMBERED_LISTS = 4  # per scan: recent message lists whose state is kept
+_KEPT = Memo("prefix scans")  # (scan number, its own count) -> (prefix, state), every scan's
+_numbers = itertools.count()
 
 
 class PrefixScan(Generic[State]):
@@ -27,14 +29,20 @@ class PrefixScan(Generic[State]):
     or resumed after a frozen prefix shared with a recent list. Returns the final state, which
     may be the one kept for later scans: read it, never change it."""
 
-    def __init__(self, start: Callable[[], State], step: Callable[[State, int, Any], None]) -> None:
-        self._start, self._step = start, step
-        self._kept: list[tuple[list[Any], State]] = []
-        self._lock = threading.Lock()
+    def __init__(
+        self,
+        start: Callable[[], State],
+        step: Callable[[State, int, Any], None],
+        remembered: int = REMEMBERED_LISTS,
+    ) -> None:
+        self._start, self._step, self._remembered = start, step, remembered
+        self._number = next(_numbers)
+        self._kept: list[Any] = []  # keys of this scan's entries in the memo, newest first
+        self._count = 0
 
     def scan(self, items: list[Any]) -> State:
         """The state after stepping over `items` (resumed where it can be)."""
-        if not sharing():
+        if not active():
             state = self._start()
             for index, item in enumerate(items):
                 self._step(state, index, item)
@@ -56,14 +64,9 @@ class PrefixScan(Generic[State]):
             self._step(state, index, items[index])
         return state
 
-    def forget(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
     def _resume(self, items: list[Any]) -> tuple[list[Any], State]:
         """The longest kept prefix `items` starts with, and its (kept) state."""
-        with self._lock:
-            kept = list(self._kept)
+        kept = [found for key in list(self._kept) if (found := _KEPT.get(key)) is not None]
         best: tuple[list[Any], State] | None = None
         for prefix, state in kept:
             n = len(prefix)
@@ -77,8 +80,13 @@ class PrefixScan(Generic[State]):
         return best if best is not None else ([], self._start())
 
     def _keep(self, prefix: list[Any], state: State) -> None:
-        with self._lock:
-            self._kept = [(prefix, state), *self._kept[: REMEMBERED_LISTS - 1]]
+        self._count += 1
+        key = (self._number, self._count)
+        _KEPT.put(key, (prefix, state))
+        kept = [key, *(k for k in self._kept if k in _KEPT)]
+        for old in kept[self._remembered :]:
+            _KEPT.discard(old)
+        self._kept = kept[: self._remembered]
 
 
 class GrowingSet:

@@ -1,0 +1,191 @@
+"""Serialized history kept between requests: a builder resumes where the last one stopped.
+
+A builder walks the transcript and appends payload messages. When the transcript is the same
+list with the same `rewrites` (every message seen is still in place) and only grew, and
+everything else the walk reads is the same (the state's `key()`: provider, profile, options;
+and the load points of the messages seen), the payload messages made from the messages seen
+are the same too. The builder stores its state after the walk (`Checkpoint`, with its own
+typed `WalkState`) and the next build starts from a copy of it. Payload messages kept here go
+into later bodies as they are, so nothing may edit one after the walk: kept messages are
+frozen (`frozen`; the one a builder may still extend is kept as a private copy instead), and
+the breakpoint code copies a message and block before marking it. Checks find a frozen
+message unchanged by identity (`prefix.PrefixScan`).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
+
+from dtl_notebook._reuse.frozen import FrozenDict, freeze
+from dtl_notebook._reuse.registry import Memo, active
+
+JSON = dict[str, Any]
+State = TypeVar("State")
+Self = TypeVar("Self", bound="WalkState")
+
+_WALKS = Memo("builder walks")  # (store, id(transcript), key) -> (ref, _Entry)
+_FOLDS = Memo("history scans")  # (scan, id(transcript)) -> (ref, _Fold)
+_numbers = itertools.count()
+
+
+class WalkState(Protocol):
+    """A builder's own state after a walk: `key()` names the settings the walk read (a
+    checkpoint is found only for the same key), `copy()` gives a copy to go on from."""
+
+    def key(self) -> tuple[Any, ...]: ...
+
+    def copy(self: Self) -> Self: ...
+
+
+class Keyed:
+    """A `WalkState` base whose `key()` is the fields named in `KEY` (the settings the walk
+    read), in order."""
+
+    KEY: ClassVar[tuple[str, ...]] = ()
+
+    def key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.KEY)
+
+
+class Planned(Protocol):
+    """What a walk reads of a plan: the transcript planned, its messages and load points."""
+
+    @property
+    def history(self) -> tuple[list[Any], int] | None: ...
+
+    @property
+    def messages(self) -> Sequence[Any]: ...
+
+    @property
+    def loads(self) -> Mapping[int, list[Any]]: ...
+
+
+S = TypeVar("S", bound=WalkState)
+
+
+@dataclass
+class Checkpoint(Generic[S]):
+    """A builder's state after walking `plan.messages[:seen]` (before the final flushes)."""
+
+    seen: int
+    messages: list[JSON]  # with `open_last`, the last one is a private copy
+    state: S
+    notes: list[str] = field(default_factory=list)  # notes the walk added
+    frozen: int = 0  # leading messages known to be frozen already
+
+
+@dataclass
+class _Entry:
+    rewrites: int
+    loads: list[tuple[int, list[Any]]]  # the load points seen, compared by identity
+    checkpoint: Checkpoint[Any]
+
+
+class Walks(Generic[S]):
+    """The checkpoints of one builder, one per transcript and key (bounded, over every builder,
+    and each gone with its transcript). `open_last`: the builder extends its last payload
+    message's `content` (merging turns), so that message is kept as a private copy."""
+
+    def __init__(self, open_last: bool = False) -> None:
+        self._number = next(_numbers)
+        self._open_last = open_last
+
+    def find(self, plan: Planned, key: tuple[Any, ...]) -> Checkpoint[S] | None:
+        """A copy of the checkpoint to resume `plan` from, if one is valid for it."""
+        if plan.history is None or not active():
+            return None
+        transcript, rewrites = plan.history
+        found = _WALKS.get((self._number, id(transcript), key))
+        entry: _Entry | None = found[1] if found is not None and found[0]() is transcript else None
+        if (
+            entry is None
+            or entry.rewrites != rewrites
+            or entry.checkpoint.seen > len(plan.messages)
+            or not _same_loads(entry.loads, _loads_before(plan, entry.checkpoint.seen))
+        ):
+            return None
+        checkpoint = entry.checkpoint
+        messages = list(checkpoint.messages)
+        if messages and self._open_last:
+            last = messages[-1]
+            messages[-1] = {**last, "content": list(last["content"])}
+        closed = len(messages) - 1 if messages and self._open_last else len(messages)
+        state = cast(S, checkpoint.state.copy())
+        return Checkpoint(checkpoint.seen, messages, state, list(checkpoint.notes), closed)
+
+    def keep(self, plan: Planned, checkpoint: Checkpoint[S]) -> None:
+        """Remember `checkpoint` for the next build of this transcript with its state's key.
+
+        `checkpoint.messages` is the builder's own list, which becomes its payload: its messages
+        are frozen in place (but for an open last one), so this body already holds the objects
+        the next one repeats; the checkpoint keeps a copy of the list and of the state."""
+        if plan.history is None or not active():
+            return
+        transcript, rewrites = plan.history
+        live = checkpoint.messages
+        closed = len(live) - 1 if live and self._open_last else len(live)
+        for row in range(checkpoint.frozen, closed):  # read-only from now on
+            if type(live[row]) is not FrozenDict:
+                live[row] = freeze(live[row])
+        kept = live[:closed]
+        if closed < len(live):
+            last = live[-1]
+            kept.append({**last, "content": list(last["content"])})
+        checkpoint = replace(
+            checkpoint, messages=kept, state=checkpoint.state.copy(), frozen=closed
+        )
+        entry = _Entry(rewrites, _loads_before(plan, checkpoint.seen), checkpoint)
+        key = (self._number, id(transcript), checkpoint.state.key())
+        _WALKS.put_owned(key, transcript, entry)
+
+
+def _loads_before(plan: Planned, seen: int) -> list[tuple[int, list[Any]]]:
+    return sorted((i, specs) for i, specs in plan.loads.items() if i < seen)
+
+
+def _same_loads(a: list[tuple[int, list[Any]]], b: list[tuple[int, list[Any]]]) -> bool:
+    return len(a) == len(b) and all(i == j and x is y for (i, x), (j, y) in zip(a, b, strict=True))
+
+
+@dataclass
+class _Fold:
+    rewrites: int
+    seen: int
+    state: Any
+
+
+class HistoryScan(Generic[State]):
+    """A fold of `step(state, message)` over a plan's transcript messages, resumed where the
+    last fold of the same transcript stopped (the same list with the same `rewrites`, grown):
+    the new messages only. Returns the state, which later folds may start from: read it, never
+    change it (a state is copied before it is stepped on)."""
+
+    def __init__(self, start: Callable[[], State], step: Callable[[State, Any], None]) -> None:
+        self._start, self._step = start, step
+        self._number = next(_numbers)
+
+    def scan(self, plan: Planned) -> State:
+        messages = plan.messages
+        if plan.history is None or not active():
+            return self._fold(self._start(), messages, 0)
+        transcript, rewrites = plan.history
+        key = (self._number, id(transcript))
+        entry = _FOLDS.get(key)
+        found: _Fold | None = entry[1] if entry is not None and entry[0]() is transcript else None
+        if found is None or found.rewrites != rewrites or found.seen > len(messages):
+            state = self._fold(self._start(), messages, 0)
+        elif found.seen == len(messages):
+            return cast(State, found.state)
+        else:
+            state = self._fold(copy.deepcopy(found.state), messages, found.seen)
+        _FOLDS.put_owned(key, transcript, _Fold(rewrites, len(messages), state))
+        return state
+
+    def _fold(self, state: State, messages: Sequence[Any], start: int) -> State:
+        for index in range(start, len(messages)):
+            self._step(state, messages[index])
+        return state
