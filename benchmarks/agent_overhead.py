@@ -22,7 +22,7 @@ from workload_script import conversation
 
 from dtl_notebook import Tool
 from dtl_notebook.live import Agent
-from dtl_notebook.live.agent import AgentEvent
+from dtl_notebook.live.loop import AgentEvent
 from dtl_notebook.live.policies import ScriptedPolicy
 
 TARGET_MS = 100.0

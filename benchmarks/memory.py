@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import catalog, long_session
+from workloads import catalog, long_session
 
 from dtl_notebook import Session, cache_footprint, free_caches
 from dtl_notebook.cache import CacheAnalyzer

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import catalog, long_session
 from turn_cost import MODES, RATIO_TARGET, ROUNDS, TOOLS, TURNS
+from workloads import catalog, long_session
 
 from dtl_notebook import Session
 from dtl_notebook.context.model import model_context

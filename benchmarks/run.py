@@ -29,32 +29,7 @@ from agent_overhead import overhead_rows
 from cache_workload import workload_tables
 from results_table import machine, markdown
 from workload_script import CATALOGS
-
-WORDS = (
-    "weather shipping order eta customer invoice file calendar event add subtract city "
-    "forecast refund ticket user account payment report chart email draft send archive "
-    "search index vector table row column query schedule meeting room booking flight hotel"
-).split()
-
-
-def catalog(n: int, seed: int = 7) -> list[Tool]:
-    rng = random.Random(seed)
-    tools = []
-    for i in range(n):
-        words = rng.sample(WORDS, 6)
-        props = {
-            f"{w}_{j}": {"type": "string", "description": f"The {w} to use"}
-            for j, w in enumerate(words[:2])
-        }
-        tools.append(
-            Tool(
-                f"{words[0]}_{words[1]}_{i}",
-                description=" ".join(words) + f" tool number {i}",
-                parameters={"type": "object", "properties": props, "required": list(props)},
-                execute=lambda **_: "ok",
-            )
-        )
-    return tools
+from workloads import WORDS, catalog, long_session
 
 
 def timed(fn: Callable[[], object], repeat: int = 5) -> float:
@@ -64,20 +39,6 @@ def timed(fn: Callable[[], object], repeat: int = 5) -> float:
         fn()
         runs.append(time.perf_counter() - start)
     return statistics.median(runs)
-
-
-def long_session(tools: list[Tool], turns: int) -> Session:
-    """A transcript of about 4 messages per turn over a 10,000-tool registry."""
-    session = Session(
-        system="You are a benchmark agent. " * 50, tools=tools, active=["tool_search"]
-    )
-    for i in range(turns):
-        session.user(f"task {i}: {WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}")
-        call = ToolCall(id=f"c{i}", name="tool_search", arguments={"query": WORDS[i % len(WORDS)]})
-        session.assistant(tool_calls=[call])
-        session.execute(call)
-        session.assistant(f"done {i}")
-    return session
 
 
 def _pop_turn(session: Session) -> None:
@@ -200,7 +161,7 @@ def _first_request_summary(rows: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     from load_scale import load_rows
-    from memory import churn_rows, memory_rows  # both import this module's workload builders
+    from memory import churn_rows, memory_rows
     from view import view_rows, view_table
 
     rows = speed_rows()  # timed with nothing else running

@@ -24,7 +24,7 @@ from dtl_notebook.context.model import model_context
 from dtl_notebook.wire import build_request
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import catalog, long_session
+from workloads import catalog, long_session
 
 TOOLS = 10_000
 SIZES = (50, 500, 5_000)

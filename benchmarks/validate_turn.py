@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import catalog, long_session
+from workloads import catalog, long_session
 
 from dtl_notebook.wire import build_request, validate_payload
 

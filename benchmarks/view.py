@@ -22,7 +22,7 @@ from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView, export_html
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import catalog
+from workloads import catalog
 
 QUERIES = (
     "What is the shipping ETA of order_{i}?",

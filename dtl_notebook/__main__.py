@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def terminal() -> None:
     from dtl_notebook.demo import DEMO_MODELS, DEMO_TURNS, demo_session
-    from dtl_notebook.live.agent import Agent
+    from dtl_notebook.live.loop import Agent
 
     session = demo_session()
     print(f"{len(session.registry)} tools registered, active: {session.active_tools}\n")

@@ -100,7 +100,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_function_local_and_relative_imports() -> None:
     edges = graph()
-    assert "dtl_notebook.wire.common" in edges["dtl_notebook.wire.arguments"]
+    assert "dtl_notebook.wire.request" in edges["dtl_notebook.wire.arguments"]
     assert "dtl_notebook.agent.session" in edges["dtl_notebook.wire.arguments"]  # in a function
     assert "dtl_notebook.notebook.magics" in edges["dtl_notebook.notebook.extension"]
 

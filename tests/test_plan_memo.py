@@ -23,8 +23,8 @@ from dtl_notebook.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from dtl_notebook.wire.common import Plan
 from dtl_notebook.wire.planning import plan
+from dtl_notebook.wire.request import Plan
 from tests.test_incremental_turns import _tool
 
 NAMES = [_tool(i).name for i in range(6)]

@@ -20,7 +20,7 @@ from dtl_notebook.cache.audit import (
 )
 from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.causes import BreakCause
-from dtl_notebook.cache.rules import CacheRule, cache_rule
+from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule
 
 __all__ = [
     "BreakCause",

@@ -22,12 +22,12 @@ from dtl_notebook.cache.explain import (
     explain,
     scaffolding_break,
 )
-from dtl_notebook.cache.rules import CacheRule, cache_rule
+from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.arguments import check_analyze_arguments
-from dtl_notebook.wire.common import WireRequest
 from dtl_notebook.wire.reply import ResponseFormatError
+from dtl_notebook.wire.request import WireRequest
 
 __all__ = [
     "SYSTEM_KINDS",

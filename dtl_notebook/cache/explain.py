@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from dtl_notebook.cache.causes import BreakCause, message
-from dtl_notebook.cache.rules import CacheRule
+from dtl_notebook.cache.prefix_rules import CacheRule
 from dtl_notebook.context.model import ModelContext, Segment
 
 TOOL_KINDS = {"tool_schema", "tool_summary", "hidden"}

@@ -60,7 +60,7 @@ from openai_harmony import (  # type: ignore[import-untyped]
 
 from dtl_notebook.context.harmony_encoding import harmony_encoding
 from dtl_notebook.context.harmony_messages import ConversationBuilder
-from dtl_notebook.wire.common import WireRequest
+from dtl_notebook.wire.request import WireRequest
 
 __all__ = ["PROVIDERS", "HarmonyRendering", "harmony_encoding", "render_harmony"]
 

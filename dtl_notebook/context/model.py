@@ -33,8 +33,8 @@ from dtl_notebook.context.segments import (
     Segment,
 )
 from dtl_notebook.wire.arguments import check_context_arguments
-from dtl_notebook.wire.common import WireRequest
 from dtl_notebook.wire.modes import PROVIDERS
+from dtl_notebook.wire.request import WireRequest
 
 __all__ = [
     "FRAMED_KINDS",

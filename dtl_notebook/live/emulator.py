@@ -23,10 +23,10 @@ from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
 from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import count_tokens
+from dtl_notebook.live.emulator_input import View, build_view
 from dtl_notebook.live.emulator_replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.request_log import RequestLog
-from dtl_notebook.live.view import View, build_view
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 JSON = dict[str, Any]

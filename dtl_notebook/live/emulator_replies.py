@@ -10,8 +10,8 @@ import json
 from typing import Any, Protocol
 
 from dtl_notebook.cache.analyze import CacheEntry
+from dtl_notebook.live.emulator_input import Event, View, VisibleTool
 from dtl_notebook.live.policies import LABEL, Action, Answer, Call, Search
-from dtl_notebook.live.view import Event, View, VisibleTool
 
 JSON = dict[str, Any]
 MAX_SERVER_ROUNDS = 3

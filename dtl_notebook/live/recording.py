@@ -10,7 +10,7 @@ from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.live.transport import Transport, redact
-from dtl_notebook.wire.common import WireRequest
+from dtl_notebook.wire.request import WireRequest
 
 JSON = dict[str, Any]
 

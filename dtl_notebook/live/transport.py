@@ -14,8 +14,8 @@ from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import Policy
-from dtl_notebook.wire.common import WireRequest
 from dtl_notebook.wire.reply import ProviderError as ProviderError  # re-exported by live
+from dtl_notebook.wire.request import WireRequest
 
 JSON = dict[str, Any]
 TransportName = Literal["emulator", "live"]  # the transports an Agent builds by name

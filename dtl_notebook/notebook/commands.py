@@ -16,7 +16,7 @@ from IPython.display import display
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.tool_search import SessionSearch
-from dtl_notebook.live.agent import Agent
+from dtl_notebook.live.loop import Agent
 from dtl_notebook.notebook.args import (
     HelpShown,
     Parser,

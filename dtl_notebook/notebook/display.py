@@ -12,7 +12,7 @@ from typing import Any
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheEntry, CacheReport
 from dtl_notebook.context.model import ModelContext
-from dtl_notebook.live.agent import Agent, Step, TurnResult
+from dtl_notebook.live.loop import Agent, Step, TurnResult
 from dtl_notebook.notebook.context_pane import break_html
 from dtl_notebook.notebook.document import (
     agent_header,
@@ -22,7 +22,7 @@ from dtl_notebook.notebook.document import (
 )
 from dtl_notebook.notebook.html import BORDER, MUTED, esc
 from dtl_notebook.notebook.records import RequestRecord, from_request
-from dtl_notebook.wire.common import WireRequest
+from dtl_notebook.wire.request import WireRequest
 
 _CELL = f'style="border-top:1px solid {BORDER};padding:2px 6px;text-align:left"'
 

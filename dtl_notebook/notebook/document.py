@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dtl_notebook.live.agent import Agent, Step
+from dtl_notebook.live.loop import Agent, Step
 from dtl_notebook.notebook.context_pane import break_html, context_pane
 from dtl_notebook.notebook.html import BORDER, MUTED, esc
 from dtl_notebook.notebook.panes import Bodies

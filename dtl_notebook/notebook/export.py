@@ -12,7 +12,7 @@ from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.files import write_atomic
-from dtl_notebook.live.agent import Agent
+from dtl_notebook.live.loop import Agent
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,

@@ -17,7 +17,7 @@ from traitlets import Enum, Int, Unicode
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.demo import DEMO_MODELS
-from dtl_notebook.live.agent import Agent, TurnError
+from dtl_notebook.live.loop import Agent, TurnError
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.args import (
     ENGINES,

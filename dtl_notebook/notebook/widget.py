@@ -14,7 +14,7 @@ import anywidget
 import traitlets
 
 from dtl_notebook.demo import DEMO_MODELS
-from dtl_notebook.live.agent import Agent, AgentEvent, Step
+from dtl_notebook.live.loop import Agent, AgentEvent, Step
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import (
     agent_header,

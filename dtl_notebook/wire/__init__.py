@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
-from dtl_notebook.wire.common import LoadPoint, WireRequest
 from dtl_notebook.wire.modes import (
     LOAD_MODES,
     PROVIDERS,
@@ -20,6 +19,7 @@ from dtl_notebook.wire.modes import (
 from dtl_notebook.wire.planning import plan
 from dtl_notebook.wire.profiles import ModelProfile, profile_for
 from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
+from dtl_notebook.wire.request import LoadPoint, WireRequest
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 if TYPE_CHECKING:

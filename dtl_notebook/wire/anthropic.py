@@ -50,9 +50,9 @@ from dtl_notebook.agent.messages import (
 from dtl_notebook.agent.sections import render_section
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
-from dtl_notebook.wire.common import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
+from dtl_notebook.wire.request import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.rules import split_references, tool_reference
 
 PROVIDER = "anthropic"

@@ -12,9 +12,9 @@ from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
-from dtl_notebook.wire.common import WireRequest
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
 from dtl_notebook.wire.profiles import check_profile_overrides
+from dtl_notebook.wire.request import WireRequest
 
 # Options whose value is a token count: an int of at least 1.
 TOKEN_LIMITS = ("max_tokens", "max_output_tokens", "max_completion_tokens")

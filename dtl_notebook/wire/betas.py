@@ -15,8 +15,8 @@ import typing_extensions as te
 
 from dtl_notebook._reuse.frozen import FrozenDict
 from dtl_notebook._reuse.prefix import PrefixScan
-from dtl_notebook.wire.explain import union_members
 from dtl_notebook.wire.schema import reachable
+from dtl_notebook.wire.shape_errors import union_members
 
 # Feature -> the `anthropic-beta` name it needs (https://docs.claude.com/en/api/beta-headers).
 TOP_LEVEL_BETAS = {

@@ -31,7 +31,9 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.common import (
+from dtl_notebook.wire.profiles import ModelProfile
+from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
+from dtl_notebook.wire.request import (
     JSON,
     LoadPoint,
     Plan,
@@ -39,8 +41,6 @@ from dtl_notebook.wire.common import (
     arguments_json,
     render_patch,
 )
-from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 
 PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
@@ -131,7 +131,7 @@ def chat_messages(
     head: list[JSON] = []
     if text:
         head.append(_system_message(text) if active() else {"role": "system", "content": text})
-    walk = _Walk(plan, provider, system_updates, batch_tools)
+    walk = _HistoryWalk(plan, provider, system_updates, batch_tools)
     first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
     walk.resume(notes)
     walk.run(notes, first_note)
@@ -149,7 +149,7 @@ def _system_message(text: str) -> JSON:
     return freeze({"role": "system", "content": text})  # type: ignore[no-any-return]
 
 
-class _Walk:
+class _HistoryWalk:
     """The messages after the system message, resumed from the last walk of the transcript."""
 
     def __init__(

@@ -31,8 +31,8 @@ from dtl_notebook._reuse.frozen import (
     shared_prefix,
 )
 from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook.wire.explain import origin, union_members
 from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
+from dtl_notebook.wire.shape_errors import origin, union_members
 
 LISTS_PER_FIELD = 4  # recently accepted lists remembered per root type and field
 

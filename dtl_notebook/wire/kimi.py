@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.wire.chat import chat_messages, function_json
-from dtl_notebook.wire.common import JSON, Plan, WireRequest
 from dtl_notebook.wire.profiles import ModelProfile
+from dtl_notebook.wire.request import JSON, Plan, WireRequest
 
 PROVIDER = "kimi"
 

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from dtl_notebook._reuse.prefix import GrowingSet, PrefixScan
-from dtl_notebook.wire.explain import short
 from dtl_notebook.wire.rules import (
     Problem,
     as_list,
@@ -19,6 +18,7 @@ from dtl_notebook.wire.rules import (
     is_kimi_carrier,
     raise_first,
 )
+from dtl_notebook.wire.shape_errors import short
 
 
 def check_responses(payload: dict[str, Any], provider: str) -> None:

@@ -24,14 +24,14 @@ from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate,
 from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.common import Plan, same_definition
+from dtl_notebook.wire.request import Plan, same_definition
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
 
 
 @dataclass
-class _Walk:
+class _PlanWalk:
     """Both passes' state at the end of the messages walked so far."""
 
     seen: int = 0
@@ -46,7 +46,7 @@ class _Walk:
     marked: dict[str, None] = field(default_factory=dict)  # marked names, in order
     updates: int = 0  # SystemUpdates seen
 
-    def copy(self) -> _Walk:
+    def copy(self) -> _PlanWalk:
         return replace(
             self,
             failed=set(self.failed),
@@ -107,7 +107,7 @@ class _Memo:
     tool_ids: tuple[int, ...]
     first: int
     system: dict[str, str]
-    walk: _Walk
+    walk: _PlanWalk
 
 
 # id(transcript) -> (refs to it and its tools, its last _Memo): gone with any of them, and
@@ -144,7 +144,7 @@ def plan(session: Session) -> Plan:
         first, system = _leading_system(messages)
         if not messages:
             system = session.desired_sections()
-        walk = _Walk(failed={m.call_id for m in _errors(messages, 0)})
+        walk = _PlanWalk(failed={m.call_id for m in _errors(messages, 0)})
         walk.split_pass(messages)
         walk.load_pass(messages, split, {t.name for t in split.immediate} | set(split.deferred))
     else:
@@ -165,7 +165,7 @@ def plan(session: Session) -> Plan:
 
 def _resume(
     memo: _Memo, messages: list[Message], tools: list[ToolSpec]
-) -> tuple[DeferredSplit, _Walk] | None:
+) -> tuple[DeferredSplit, _PlanWalk] | None:
     """The split and walk over `messages` continued from `memo`, or None where a new message
     could change a decision about an earlier one."""
     walk = memo.walk.copy()
@@ -206,7 +206,7 @@ def _plan(
     split: DeferredSplit,
     system: dict[str, str],
     first: int,
-    walk: _Walk,
+    walk: _PlanWalk,
 ) -> Plan:
     """The plan from the finished walk: redefinitions and the notes about them."""
     loads = dict(walk.loads)

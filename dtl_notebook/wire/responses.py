@@ -41,7 +41,9 @@ from dtl_notebook.agent.messages import (
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
-from dtl_notebook.wire.common import (
+from dtl_notebook.wire.profiles import ModelProfile
+from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
+from dtl_notebook.wire.request import (
     JSON,
     LoadPoint,
     Plan,
@@ -50,8 +52,6 @@ from dtl_notebook.wire.common import (
     render_patch,
     stable_id,
 )
-from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 
 PROVIDER = "openai-responses"
 LOADER_DESCRIPTION = (

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from dtl_notebook._reuse.prefix import PrefixScan
-from dtl_notebook.wire.explain import Path, fail, format_path, short
+from dtl_notebook.wire.shape_errors import Path, fail, format_path, short
 
 # https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
 ALL_DEFERRED_MESSAGE = (

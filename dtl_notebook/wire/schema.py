@@ -23,7 +23,13 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.warnings import TypedDictExtraConfigWarning
 from pydantic_core import ErrorDetails
 
-from dtl_notebook.wire.explain import Path, WireValidationError, explain, format_path, union_members
+from dtl_notebook.wire.shape_errors import (
+    Path,
+    WireValidationError,
+    explain,
+    format_path,
+    union_members,
+)
 
 _CHAT = "openai.types.chat.completion_create_params"
 

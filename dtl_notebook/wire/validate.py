@@ -23,7 +23,6 @@ from typing import Any
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
-from dtl_notebook.wire.explain import Path, WireValidationError, fail
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
 from dtl_notebook.wire.openai_rules import check_chat, check_responses
 from dtl_notebook.wire.rules import (
@@ -33,6 +32,7 @@ from dtl_notebook.wire.rules import (
     is_kimi_carrier,
 )
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
+from dtl_notebook.wire.shape_errors import Path, WireValidationError, fail
 
 __all__ = [
     "ALL_DEFERRED_MESSAGE",
