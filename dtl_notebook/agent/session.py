@@ -1,20 +1,20 @@
-"""The session: registry, active set (tool_set.py), transcript with load points, prompt."""
+"""The session: registry, active set (tool_set.py), transcript with load points, prompt, and
+the execution wrapper (execution.py)."""
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
 from dtl_notebook._reuse.transcript import Transcript
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
+from dtl_notebook.agent.execution import ToolExecution, ToolOutput
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.agent.messages import (
     AssistantMessage,
@@ -27,18 +27,15 @@ from dtl_notebook.agent.messages import (
     TextPart,
     ToolCall,
     ToolCallPart,
-    ToolChange,
     ToolResultMessage,
     UserMessage,
     parts,
 )
+from dtl_notebook.agent.prompt_state import CacheHazard, PromptState
 from dtl_notebook.agent.search import LOCAL_ENGINES
 from dtl_notebook.agent.sections import (
     Sections,
-    apply_patch,
     check_section_name,
-    diff_sections,
-    tools_section,
 )
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session
@@ -63,29 +60,7 @@ _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
 
 
-@dataclass
-class ToolOutput:
-    """What a tool may return to report, besides its content, the tools it activated."""
-
-    content: Any
-    added_tool_names: list[str] | None = None
-
-
-@dataclass(frozen=True)
-class CacheHazard:
-    """A deferred tool whose prompt contribution would change the system prompt on activation."""
-
-    tool: str
-    fields: tuple[str, ...]
-
-    def __str__(self) -> str:
-        return (
-            f"deferred tool {self.tool!r} carries {' and '.join(self.fields)}: activating it "
-            "rewrites the `tools` section of the system prompt"
-        )
-
-
-class Session(ToolSetChanges):
+class Session(ToolSetChanges, ToolExecution, PromptState):
     """One agent's provider-neutral state: the tool registry, the active tools, the system
     prompt sections and the transcript, from which `wire` builds each provider's request."""
 
@@ -178,46 +153,6 @@ class Session(ToolSetChanges):
     def split(self) -> DeferredSplit:
         """split_deferred_tools over the active tools and this transcript."""
         return split_deferred_tools(self.tools(), self.messages)
-
-    # -- the system prompt ----------------------------------------------------------------
-    def desired_sections(self) -> dict[str, str]:
-        """The sections the next turn should hold: the prompt plus the derived `tools` section."""
-        sections = self.prompt.copy()
-        derived = tools_section(self.tools())
-        if derived and "tools" not in sections:
-            ordered = {k: v for k, v in sections.items() if k == "preamble"}
-            ordered["tools"] = derived
-            ordered.update(sections)
-            sections = ordered
-        return sections
-
-    def held_sections(self) -> dict[str, str]:
-        """The sections the model holds now, replayed from the transcript (from where the last
-        replay stopped, while the transcript only grew)."""
-        transcript, held, start = self._messages, {}, 0
-        memo = self._held  # its dict is never edited: apply_patch makes a new one
-        same = memo is not None and memo[0] is transcript and memo[1] == transcript.rewrites
-        if memo is not None and same and memo[2] <= len(transcript):
-            held, start = memo[3], memo[2]
-        for message in transcript[start:]:
-            if isinstance(message, SystemUpdate):
-                held = apply_patch(held, message.sections)
-        self._held = (transcript, transcript.rewrites, len(transcript), held)
-        return dict(held)
-
-    def cache_hazards(self) -> list[CacheHazard]:
-        """Deferred tools carrying a prompt snippet or guidelines."""
-        hazards = []
-        for tool in self.split().deferred.values():
-            fields = tuple(f for f in ("prompt_snippet", "prompt_guidelines") if getattr(tool, f))
-            if fields:
-                hazards.append(CacheHazard(tool.name, fields))
-        return hazards
-
-    def _sync_prompt(self) -> None:
-        patch = diff_sections(self.held_sections(), self.desired_sections())
-        if patch:
-            self.messages.append(SystemUpdate(sections=patch))
 
     # -- the transcript -------------------------------------------------------------------
     def pending_calls(self) -> list[ToolCall]:
@@ -344,162 +279,6 @@ class Session(ToolSetChanges):
             pending = [c.id for c in self.pending_calls()]
             raise TranscriptError(f"tool calls {pending} need results before the next user message")
 
-    def tool_result(
-        self,
-        call_id: str,
-        content: Any,
-        added_tool_names: Iterable[str] | None = None,
-        is_error: bool = False,
-    ) -> ToolResultMessage:
-        """Append a result; `added_tool_names` activates those tools and marks the result as
-        their load point.
-
-        Only a pure append to the active set is a load point: a name that was active already
-        when the call was made stays where it is (in the prefix, or at its own earlier marker)
-        and is left out of the marker, as in `execute`; one activated since (for instance by
-        `set_active_tools`) is marked. The returned `added_tool_names` shows what was marked.
-        """
-        checks.text(call_id, "call_id")
-        checks.boolean(is_error, "is_error")
-        names = list(dict.fromkeys(checks.name_list(added_tool_names or [], "added_tool_names")))
-        unknown = [n for n in names if n not in self.registry]
-        if unknown:
-            raise UnknownToolError(", ".join(unknown), "registered (named in a marker)")
-        call = self._pending(call_id)
-        called = self._called
-        if called is not None and any(c is call for c in called[0].tool_calls):
-            before: Collection[str] = called[1]
-        else:  # a call made before this session was loaded: whatever is active counts as before
-            before = self._active
-        fresh = [n for n in names if n not in before]
-        message = self._result(call, parts(content), is_error, fresh)
-        self.append(message)
-        self.activate(fresh)
-        return message
-
-    def execute(self, tool_call: ToolCall) -> ToolResultMessage:
-        """Run a pending tool call inside the wrapper and append its result.
-
-        Only a pure append to the active set is recorded as a marker. Errors of any kind
-        (unknown or inactive tool, bad arguments, an exception in the tool) become an
-        `is_error` result; the active set is restored if the tool failed.
-        """
-        if not isinstance(tool_call, ToolCall):
-            raise checks.type_error("tool_call", "a ToolCall", tool_call)
-        call = self._pending(tool_call.id)
-        if (call.name, call.namespace, call.arguments) != (
-            tool_call.name,
-            tool_call.namespace,
-            tool_call.arguments,
-        ):
-            raise TranscriptError(
-                f"tool_call {tool_call.id!r} differs from the call recorded under that id "
-                f"({checks.shown(tool_call.model_dump(exclude_none=True))} vs "
-                f"{checks.shown(call.model_dump(exclude_none=True))}); execute the recorded call"
-            )
-        before = list(self._active)
-        self._running = True
-        try:
-            content, reported = self._run(call)
-        except BaseException as exc:
-            self._active = before
-            self._running = False
-            if not isinstance(exc, Exception):
-                raise
-            return self.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
-        self._running = False
-        after = list(self._active)
-        change = None
-        names: list[str] = []
-        if after[: len(before)] == before:
-            computed = after[len(before) :]
-            # a name active before the run is no load point, whatever the tool reports
-            fresh = set(after) - set(before)
-            names = [n for n in dict.fromkeys([*reported, *computed]) if n in fresh]
-        else:
-            change = ToolChange(
-                removed=[n for n in before if n not in after],
-                added=[n for n in after if n not in before],
-            )
-        message = self._result(call, content, False, names, change)
-        return self.append(message)  # type: ignore[return-value]
-
-    def _pending(self, call_id: str) -> ToolCall:
-        for call in self.pending_calls():
-            if call.id == call_id:
-                return call
-        raise TranscriptError(f"tool call {call_id!r} is not pending in the transcript")
-
-    def _result(
-        self,
-        call: ToolCall,
-        content: list[ContentPart],
-        is_error: bool,
-        names: list[str],
-        change: ToolChange | None = None,
-    ) -> ToolResultMessage:
-        return ToolResultMessage(
-            call_id=call.id,
-            tool_name=call.name,
-            content=content,
-            is_error=is_error,
-            added_tool_names=names or None,
-            added_tools=[self.registry[n].spec() for n in names],
-            non_append_change=change,
-        )
-
-    def _run(self, call: ToolCall) -> tuple[list[ContentPart], list[str]]:
-        if call.invalid_arguments is not None:
-            raise ValueError(f"arguments are not a JSON object: {call.invalid_arguments[:200]!r}")
-        if call.name not in self.registry:
-            raise UnknownToolError(call.name)
-        refusal = self._refusal(call)
-        if refusal:
-            raise LookupError(refusal)
-        tool = self.registry[call.name]
-        error = next(iter(Draft202012Validator(tool.parameters).iter_errors(call.arguments)), None)
-        if error is not None:
-            where = "/".join(str(p) for p in error.absolute_path) or "<arguments>"
-            raise ValueError(f"invalid arguments at {where}: {error.message}")
-        if tool.execute is None:
-            raise RuntimeError(f"tool {call.name!r} has no implementation bound")
-        output = tool.execute(**copy.deepcopy(call.arguments))
-        if isinstance(output, ToolOutput):
-            return parts(output.content), list(output.added_tool_names or [])
-        return parts(output), []
-
-    def _refusal(self, call: ToolCall) -> str | None:
-        """Why the model may not call this tool where it did, or None."""
-        position = self._call_position(call)
-        timeline = self.timeline()
-        if not timeline.visible(call.name, position, self._active):
-            last = timeline.last_change(call.name, position)
-            if last is not None and not last.added:
-                return (
-                    f"tool {call.name!r} was removed from this conversation (after message "
-                    f"{last.position}) and is not active here; it cannot be called"
-                )
-            how = f": find it with {TOOL_SEARCH} first" if TOOL_SEARCH in self._active else ""
-            return f"tool {call.name!r} is registered but not active at this point{how}"
-        if call.name not in self._active:
-            return f"tool {call.name!r} is registered but not active in this session"
-        return None
-
-    def _call_position(self, call: ToolCall) -> int:
-        called = self._called
-        messages = self.messages
-        if called is not None and any(c is call for c in called[0].tool_calls):
-            for index in range(len(messages) - 1, -1, -1):
-                if messages[index] is called[0]:
-                    return index
-        for index in range(len(messages) - 1, -1, -1):
-            message = messages[index]
-            if isinstance(message, AssistantMessage) and any(
-                c.id == call.id for c in message.tool_calls
-            ):
-                return index
-        return len(messages)
-
     # -- persistence ----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return dump_session(self)
@@ -518,12 +297,6 @@ class Session(ToolSetChanges):
         """Read a saved session; implementations are re-bound by tool name from `functions`."""
         checks.file_path(path, "path")
         return load_session(cls, Path(path), functions)
-
-
-def _error_text(call: ToolCall, exc: Exception) -> str:
-    if isinstance(exc, UnknownToolError):
-        return f"Error: {exc}"
-    return f"Error in tool {call.name!r}: {type(exc).__name__}: {exc}"
 
 
 __all__ = ["CacheHazard", "ImagePart", "Session", "ToolOutput", "ToolSpec"]
