@@ -1,11 +1,11 @@
-"""The public contract, executed as written in DESIGN.md, section "Public contract".
+"""The public contract, executed as written in docs/api.md, section "The public contract".
 
 Every import and call shown there runs here with the attributes and types it documents: the
 neutral session, `split_deferred_tools`, `build_request` for the four providers,
 `parse_response`, `model_context` and `analyze` in both call forms, `Agent` with
 `demo_catalog` on the emulator, `AgentView` / `export_html`, and the `%%agent` magic and the
 `%dtl` subcommands in a testing shell. The calls are written out here (not read from
-DESIGN.md), so the contract holds wherever the package is installed.
+the docs), so the contract holds wherever the package is installed.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_analyze_both_call_forms(provider: str) -> None:
         for figure in (entry.cached_tokens, entry.written_tokens, entry.uncached_tokens):
             assert isinstance(figure, int) and figure >= 0
         brk = entry.cache_break
-        if brk is not None:  # DESIGN.md names .cause / .where / .diff without types
+        if brk is not None:  # the contract names .cause / .where / .diff without types
             assert isinstance(brk.cause, str) and brk.cause
             assert brk.where is None or isinstance(brk.where, str)
             assert isinstance(brk.diff, list)

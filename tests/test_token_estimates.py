@@ -225,7 +225,7 @@ def test_each_message_adds_its_text_and_framing(texts: list[str]) -> None:
 
 def test_hosted_namespace_members_stay_visible_in_later_contexts() -> None:
     """A hosted tool_search_output that loaded the `crm` namespace (OpenAI's documented shape,
-    providers.md §3.3) keeps each member in every later model context."""
+    the tool search guide) keeps each member in every later model context."""
     s = Session(tools=doc_tools(), active=["tool_search"])
     for name in ["get_weather", "get_time", "get_customer", "get_shipping_eta", "read_file"]:
         s.registry.unregister(name)

@@ -1,7 +1,8 @@
 """Golden tests: requests and parsed responses against the providers' documented JSON.
 
-Sources: providers.md §1.5 (Anthropic tool search), §2 (Anthropic caching), §3.3 (OpenAI tool
-search), §4 (OpenAI caching). Every request is built with strict validation on.
+Sources: the providers' own pages: Anthropic's tool search and prompt-caching pages
+(docs.claude.com), OpenAI's tool search and prompt-caching guides (platform.openai.com).
+Every request is built with strict validation on.
 """
 
 from __future__ import annotations

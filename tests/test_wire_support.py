@@ -1,6 +1,10 @@
 """Shared fixtures of the wire tests: the providers' documented JSON and small helpers.
 
-The JSON here is copied from the documented examples in providers.md (§1.5, §2, §3.3, §4).
+The JSON here is copied from the providers' documented examples:
+https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool,
+https://docs.claude.com/en/docs/build-with-claude/prompt-caching,
+https://platform.openai.com/docs/guides/tools-tool-search and
+https://platform.openai.com/docs/guides/prompt-caching.
 This module holds no tests of its own.
 """
 
@@ -30,7 +34,7 @@ ALL_PROVIDERS: list[tuple[str, str, dict[str, Any]]] = [
 
 # -- documented tool definitions ---------------------------------------------------------
 
-# providers.md §1.5: the deferred tool of the tool search page.
+# Anthropic tool search page: the deferred tool of the tool search page.
 GET_WEATHER_DOC: JSON = {
     "name": "get_weather",
     "description": "Get current weather for a location",
@@ -45,7 +49,7 @@ GET_WEATHER_DOC: JSON = {
     "defer_loading": True,
 }
 
-# providers.md §2: the tool breakpoint fixture.
+# Anthropic prompt caching: the tool breakpoint fixture.
 BREAKPOINT_TOOLS_DOC: list[JSON] = [
     {
         "name": "get_weather",
@@ -78,7 +82,7 @@ def _strict_object(**props: Any) -> JSON:
     }
 
 
-# providers.md §3.3: the namespace fixture's deferred function.
+# OpenAI tool search guide: the namespace fixture's deferred function.
 CRM_DESCRIPTION = "CRM tools for customer lookup and order management."
 LIST_OPEN_ORDERS_DOC: JSON = {
     "type": "function",
@@ -87,7 +91,7 @@ LIST_OPEN_ORDERS_DOC: JSON = {
     "defer_loading": True,
     "parameters": _strict_object(customer_id={"type": "string"}),
 }
-# providers.md §3.3: the client-executed tool_search_output's tool.
+# OpenAI tool search guide: the client-executed tool_search_output's tool.
 GET_SHIPPING_ETA_DOC: JSON = {
     "type": "function",
     "name": "get_shipping_eta",
@@ -95,7 +99,7 @@ GET_SHIPPING_ETA_DOC: JSON = {
     "defer_loading": True,
     "parameters": _strict_object(order_id={"type": "string"}),
 }
-# providers.md §3.3: the additional_tools item.
+# OpenAI tool search guide: the additional_tools item.
 ADDITIONAL_TOOLS_DOC: JSON = {
     "type": "additional_tools",
     "role": "developer",
@@ -172,7 +176,7 @@ def doc_tools() -> list[Tool]:
 
 # -- documented responses ----------------------------------------------------------------
 
-# providers.md §2: Anthropic usage fixture (prompt-caching page).
+# Anthropic prompt caching: Anthropic usage fixture (prompt-caching page).
 ANTHROPIC_USAGE_DOC: JSON = {
     "input_tokens": 2048,
     "cache_read_input_tokens": 1800,
@@ -180,13 +184,13 @@ ANTHROPIC_USAGE_DOC: JSON = {
     "output_tokens": 503,
     "cache_creation": {"ephemeral_5m_input_tokens": 148, "ephemeral_1h_input_tokens": 100},
 }
-# providers.md §4: Responses usage fixture (prompt-caching guide, request 2).
+# OpenAI prompt caching: Responses usage fixture (prompt-caching guide, request 2).
 RESPONSES_USAGE_DOC: JSON = {
     "input_tokens": 15000,
     "input_tokens_details": {"cached_tokens": 12000, "cache_write_tokens": 3000},
 }
 
-# providers.md §1.5: the server-side search response (content as documented).
+# Anthropic tool search page: the server-side search response (content as documented).
 ANTHROPIC_SEARCH_CONTENT_DOC: list[JSON] = [
     {"type": "text", "text": "I'll search for tools to help with the weather information."},
     {
@@ -227,7 +231,7 @@ def anthropic_search_response() -> JSON:
     }
 
 
-# providers.md §3.3: the hosted search output.
+# OpenAI tool search guide: the hosted search output.
 HOSTED_OUTPUT_DOC: list[JSON] = [
     {
         "type": "tool_search_call",
@@ -258,7 +262,7 @@ HOSTED_OUTPUT_DOC: list[JSON] = [
         "arguments": '{"customer_id":"CUST-12345"}',
     },
 ]
-# providers.md §3.3: the model's client-executed search call (our tool_search's parameters).
+# OpenAI tool search guide: the model's client-executed search call (our tool_search's parameters).
 CLIENT_SEARCH_CALL: JSON = {
     "type": "tool_search_call",
     "execution": "client",
