@@ -25,6 +25,7 @@ from typing import Any
 
 from dtl_notebook.agent.frozen import FrozenDict, FrozenList, identical_run, shared_prefix
 from dtl_notebook.context.calibration import Estimate
+from dtl_notebook.context.media import media_key
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.incremental import exact_copy
 from dtl_notebook.wire.shared import unshared
@@ -117,7 +118,7 @@ def block_text(block: dict[str, Any]) -> str:
     if kind == "text":
         return str(block.get("text", ""))
     if kind in ("image", "input_image", "image_url"):
-        return "[image]"
+        return f"[image {media_key(block.get('source') or block.get('image_url') or block)}]"
     if kind == "tool_use":
         return dump(
             {"tool_use": block.get("name"), "id": block.get("id"), "input": block.get("input")}
