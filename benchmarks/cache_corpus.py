@@ -54,7 +54,7 @@ def prose(rng: random.Random, words: int) -> str:
         if len(line) >= 14:
             lines.append(" ".join(line) + ".")
             line = []
-    return "\n".join(lines + [" ".join(line)])
+    return "\n".join([*lines, " ".join(line)])
 
 
 def png(rng: random.Random, size: int = 3000) -> str:
@@ -258,10 +258,9 @@ def anthropic_cases(rng: random.Random, n: int) -> Iterator[Case]:
     for name, (cause, place, change) in changes.items():
         for k in range(n):
             for marking in ("last", "system"):
-                if marking == "system" and name in ("moved_back", "history_edit", "image", "pdf"):
-                    # system-only clients never cache messages: an edit there is no break
-                    if name != "history_edit":
-                        continue
+                # system-only clients never cache messages: only an edit there is a case
+                if marking == "system" and name in ("moved_back", "image", "pdf"):
+                    continue
                 big = k == 0 and name in ("append", "system_edit", "history_edit")
                 base = anthropic_base(rng, marking, big)
                 second = grow(rng, base, marking, 1)
@@ -512,7 +511,8 @@ def main() -> None:
     with open(sys.argv[1], "w") as f:
         for case in cases():
             f.write(json.dumps(case.__dict__) + "\n")
-    digest = hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()[:12]
+    with open(sys.argv[1], "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:12]
     print(f"wrote {sys.argv[1]} ({digest})")
 
 

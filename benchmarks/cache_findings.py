@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cache_corpus import Case, cases  # noqa: E402
+from cache_corpus import Case, cases
 
-from dtl_notebook.cache import analyze  # noqa: E402
+from dtl_notebook.cache import analyze
 
 Prediction = tuple[str | None, str | None]  # (code or family, where) per later request
 
@@ -133,8 +133,8 @@ def main() -> None:
     for case in corpus[:2]:  # warm both (tokenizer load, imports)
         dtl(case), peer(case)
     rows = {"dtl_notebook": score(dtl, corpus, True), "promptcachelint": score(peer, corpus, False)}
-    head = f"{'':<16} {'found':>6} {'cause':>6} {'place':>6} {'false':>6} {'median':>7} {'p90':>6} {'max':>6}"
-    print(head)
+    columns = ("found", "cause", "place", "false", "median", "p90", "max")
+    print(f"{'':<16} " + " ".join(f"{c:>6}" for c in columns))
     for name, r in rows.items():
         print(
             f"{name:<16} {r['found']:>5.1f}% {r['cause']:>5.1f}% {r['place']:>5.1f}% "
