@@ -12,6 +12,7 @@ checks follow this package's own rules (`wire.anthropic.PLACEHOLDER`, `agent.sec
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
@@ -126,13 +127,16 @@ def _tool_order(payload: dict[str, Any], provider: str) -> list[Finding]:
     tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
     names = [_name(t) for t in tools if not t.get("defer_loading")]
     names = [n for n in names if n]
-    if len(names) < 3 or names == sorted(names):
+    if len(names) < 3 or _ordered(names):
         return []
-    # one out-of-order name (a search tool first or last) is a deliberate order
-    rest = sorted(names)
-    if sum(1 for a, b in zip(names, rest, strict=True) if a != b) <= 2:
+    # sorted but for one name (a search tool first, a newer tool last) is a deliberate order
+    if any(_ordered(names[:i] + names[i + 1 :]) for i in range(min(len(names), 64))):
         return []
     return [finding("tool_order_unstable", "tools", names[:6])]
+
+
+def _ordered(names: list[str]) -> bool:
+    return all(a <= b for a, b in pairwise(names))
 
 
 def _name(tool: dict[str, Any]) -> str:
