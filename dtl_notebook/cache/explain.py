@@ -88,6 +88,13 @@ class CacheBreak:
         """The cause in words."""
         return message(self.cause)
 
+    @property
+    def fix(self) -> str:
+        """The one-line fix of the cause (`codes.CODES`)."""
+        from dtl_notebook.cache.codes import fix  # codes imports causes, as this module does
+
+        return fix(self.cause)
+
     def __str__(self) -> str:
         what = f" ({', '.join(self.involved)})" if self.involved else ""
         at = f" at {self.where}" if self.where else ""
