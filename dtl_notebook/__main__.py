@@ -2,7 +2,8 @@
 
 `--lab` opens JupyterLab on the tour notebook (what `make demo` runs); without it the demo
 prints to the terminal, provider by provider. `python -m dtl_notebook proxy` runs the
-cache-inspector proxy instead (`proxy --help`).
+cache-inspector proxy instead (`proxy --help`); `audit FILE...`, `lint REQUEST.json` and
+`codes` report cache findings (exit status 1 on a `--fail-on` code, for CI).
 """
 
 from __future__ import annotations
@@ -37,15 +38,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m dtl_notebook", description=__doc__)
     parser.add_argument("--lab", action="store_true", help="open the tour in JupyterLab")
     parser.add_argument("--port", type=int, default=8888, help="JupyterLab's port (--lab)")
-    commands = parser.add_subparsers(dest="command", metavar="{proxy}")
+    commands = parser.add_subparsers(dest="command", metavar="{proxy,audit,lint,codes}")
+    from dtl_notebook.cache import cli as findings_cli
     from dtl_notebook.proxy import cli
 
     proxy = commands.add_parser("proxy", help="the cache-inspector proxy", description=cli.__doc__)
     cli.add_arguments(proxy)
+    findings_cli.add_arguments(commands)
     args = parser.parse_args(argv)
     if args.command == "proxy":
         cli.run(args)
         return
+    if args.command in ("audit", "lint", "codes"):
+        sys.exit(findings_cli.run(args))
     if args.lab:
         lab(args.port)
         return

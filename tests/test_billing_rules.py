@@ -97,7 +97,8 @@ def test_claude_image_block_counts_its_pixels_not_its_base64() -> None:
     ctx = model_context(body, provider="anthropic")
     image = ctx.segments[0]
     per_block = calibration()["anthropic"]["per_block"]
-    assert image.text == "[image 1000\u00d71000]" and image.tokens == 1334 + per_block
+    assert image.text.startswith("[image 1000\u00d71000 sha256:")
+    assert image.tokens == 1334 + per_block
     url = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
     assert anthropic_image_tokens(url["source"]).assumed
     body["messages"][0]["content"][0] = url
@@ -158,7 +159,8 @@ def test_pdf_counts_an_image_and_the_text_of_each_page() -> None:
     page = claude_image_tokens(int(612 * 1568 / 792), 1568)
     per_block = calibration()["anthropic"]["per_block"]
     text = count_tokens(words, "anthropic", "claude-sonnet-4-5")
-    assert segment.text == "[PDF, 2 pages]" and segment.tokens == 2 * page + text + per_block
+    assert segment.text.startswith("[PDF, 2 pages, sha256:")
+    assert segment.tokens == 2 * page + text + per_block
 
 
 def _thinking_turns(model: str, tool_loop: bool) -> dict[str, object]:

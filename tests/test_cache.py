@@ -7,6 +7,7 @@ import pytest
 
 from dtl_notebook import ToolCall
 from dtl_notebook.cache import CaptureError, analyze, audit_jsonl, cache_rule, reported_usage
+from dtl_notebook.cache.lint import lint
 from dtl_notebook.wire import build_request
 
 from . import scenario
@@ -152,7 +153,9 @@ def test_no_breakpoint() -> None:
     reqs = scenario.append_only_requests("anthropic", "claude-sonnet-4-6", cache="none")
     entry = analyze(reqs)[1]
     assert entry.cached_tokens == 0 and entry.written_tokens == 0
-    assert entry.cache_break is not None and entry.cache_break.cause == "no_breakpoint"
+    # a client that never marks a breakpoint wrote nothing to lose: a finding, not a break
+    assert entry.cache_break is None
+    assert "no_breakpoint" in {f.code for f in lint(reqs[1].payload, "anthropic")}
 
 
 def test_expired_entries() -> None:

@@ -19,10 +19,12 @@ from dtl_notebook.cache.explain import (
     CacheBreak,
     DiffOp,
     Earlier,
+    Now,
     explain,
     scaffolding_break,
 )
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule
+from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.arguments import check_analyze_arguments
@@ -109,6 +111,18 @@ class CacheReport:
         return [e for e in self.entries if e.cache_break is not None]
 
 
+class _Keys:
+    """Cache keys of a request's segments: the chain hash, with the request's settings mixed
+    in from segment `cut` on."""
+
+    def __init__(self, chain: list[str], cut: int, settings_salt: str) -> None:
+        self.chain, self.cut, self.salt = chain, cut, settings_salt
+
+    def __getitem__(self, i: int) -> str:
+        key = self.chain[i]
+        return key + self.salt if self.salt and i >= self.cut else key
+
+
 @dataclass
 class _Lifetime:
     """When a cache entry was last written or read, and how long it lives after that."""
@@ -151,22 +165,36 @@ class CacheAnalyzer:
         payload = request.payload if isinstance(request, WireRequest) else request
         deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
         previous = self._previous
+        settings = request_settings(ctx.provider, payload)
+        settings_salt = salt(ctx.provider, settings)
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
-        facts = carry(ctx, bool(deferred), carried)
+        facts = carry(cache_view(ctx, settings_salt), bool(deferred), carried)
         chain, cum = facts.chain, facts.cum
         now = float(len(self.entries)) if at is None else at
         points = breakpoint_segments(payload, facts) if rule.breakpoints else []
         if rule.breakpoints:
-            cached, written, expired = self._breakpoints(ctx, facts, points, rule, now)
+            # the settings sit between system and messages: mixed into the keys from there
+            cut = facts.starts.get("messages", len(chain)) if settings_salt else len(chain)
+            keys = _Keys(chain, cut, settings_salt)
+            cached, written, expired, wrote = self._breakpoints(ctx, facts, keys, points, rule, now)
         else:
+            cut, wrote = 0, len(chain) - 1
             cached, written, expired = self._prefix_cache(ctx, facts, rule, now)
         total = cum[-1] if cum else 0
-        best = rule.floor(previous.total) if previous else 0
+        best = previous.best(rule) if previous else 0
+        setting = None
+        if previous is not None and previous.context.model == ctx.model:
+            setting = changed_setting(ctx.provider, previous.settings, settings)
         if previous is not None and bool(deferred) != self._previous_deferred:
             brk: CacheBreak | None = scaffolding_break(previous, deferred)
         else:
             brk = explain(
-                previous, ctx, chain, facts.shared, rule, cached, total, expired, bool(points)
+                previous,
+                ctx,
+                chain,
+                facts.shared,
+                rule,
+                Now(cached, expired, [cum[p] for p, _ in points], setting, settings),
             )
         entry = CacheEntry(
             len(self.entries),
@@ -189,7 +217,8 @@ class CacheAnalyzer:
             entry.diagnosis = provider_diagnosis(response, ctx.provider, payload)
             entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
         self.entries.append(entry)
-        self._previous = Earlier(ctx, chain, cum, len(chain))
+        start = facts.starts.get("messages", len(chain)) if rule.breakpoints else 0
+        self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = bool(deferred)
         self._carried = facts
         return entry
@@ -199,11 +228,13 @@ class CacheAnalyzer:
         self,
         ctx: ModelContext,
         facts: Carried,
+        chain: _Keys,
         points: list[tuple[int, float]],
         rule: CacheRule,
         now: float,
-    ) -> tuple[int, int, bool]:
-        chain, cum, ends = facts.chain, facts.cum, facts.ends
+    ) -> tuple[int, int, bool, int]:
+        """(cached, written, expired, the last segment written or -1)."""
+        cum, ends = facts.cum, facts.ends
         expired, cached, hit_key = False, 0, None
         for point, _ in points:
             block = ctx.segments[point].block
@@ -220,13 +251,14 @@ class CacheAnalyzer:
                 break
         if hit_key is not None:  # a read refreshes the entry's lifetime
             self._written[hit_key] = _Lifetime(now, self._written[hit_key].ttl)
-        written = 0
+        written, wrote = 0, -1
         self._run = None
         for point, ttl in points:
             if cum[point] >= rule.min_tokens:
                 self._written[chain[point]] = _Lifetime(now, ttl)
                 written = max(written, cum[point] - cached)
-        return cached, written, expired
+                wrote = max(wrote, point)
+        return cached, written, expired, wrote
 
     # -- automatic prefix caching (OpenAI, OpenAI-compatible servers, Kimi) -------------------
     def _prefix_cache(

@@ -38,6 +38,10 @@ class CaptureAudit:
     def errors(self) -> list[Exchange]:
         return [e for e in self.exchanges if e.error is not None]
 
+    def requests(self, provider: str) -> list[dict[str, Any]]:
+        """The answered requests of one provider, in order (what `reports[provider]` covers)."""
+        return [e.request for e in self.exchanges if e.error is None and e.provider == provider]
+
     def __getitem__(self, provider: str) -> CacheReport:
         return self.reports[provider]
 

@@ -24,6 +24,17 @@ class BreakCause(StrEnum):
     EXPIRED = "expired"
     NO_BREAKPOINT = "no_breakpoint"
     BREAKPOINT_OUT_OF_LOOKBACK = "breakpoint_out_of_lookback"
+    BREAKPOINT_MOVED_BACK = "breakpoint_moved_back"
+    MEDIA_CHANGED = "media_changed"
+    THINKING_CHANGED = "thinking_changed"
+    EFFORT_CHANGED = "effort_changed"
+    TOOL_CHOICE_CHANGED = "tool_choice_changed"
+    PARALLEL_TOOL_USE_CHANGED = "parallel_tool_use_changed"
+    REASONING_EFFORT_CHANGED = "reasoning_effort_changed"
+    PARALLEL_TOOL_CALLS_CHANGED = "parallel_tool_calls_changed"
+    TEXT_FORMAT_CHANGED = "text_format_changed"
+    VERBOSITY_CHANGED = "verbosity_changed"
+    CACHE_KEY_CHANGED = "cache_key_changed"
 
 
 MESSAGES: dict[BreakCause, str] = {
@@ -42,6 +53,17 @@ MESSAGES: dict[BreakCause, str] = {
     BreakCause.EXPIRED: "expired",
     BreakCause.NO_BREAKPOINT: "no breakpoint",
     BreakCause.BREAKPOINT_OUT_OF_LOOKBACK: "no breakpoint within the 20-block lookback",
+    BreakCause.BREAKPOINT_MOVED_BACK: "the last breakpoint moved before what was written",
+    BreakCause.MEDIA_CHANGED: "an image, PDF or file changed",
+    BreakCause.THINKING_CHANGED: "thinking settings changed (type or budget)",
+    BreakCause.EFFORT_CHANGED: "output_config.effort changed",
+    BreakCause.TOOL_CHOICE_CHANGED: "tool_choice changed",
+    BreakCause.PARALLEL_TOOL_USE_CHANGED: "disable_parallel_tool_use changed",
+    BreakCause.REASONING_EFFORT_CHANGED: "reasoning.effort changed",
+    BreakCause.PARALLEL_TOOL_CALLS_CHANGED: "parallel_tool_calls changed",
+    BreakCause.TEXT_FORMAT_CHANGED: "text.format (structured output) changed",
+    BreakCause.VERBOSITY_CHANGED: "text.verbosity changed",
+    BreakCause.CACHE_KEY_CHANGED: "prompt_cache_key changed: routed to another cache",
 }
 
 # the part of the request each cause changed; the others leave the prefix as it was (an
@@ -54,6 +76,17 @@ PARTS: dict[BreakCause, Part] = {
     BreakCause.DEFERRED_PROMPT_REMOVED: "tools",
     BreakCause.SYSTEM_CHANGED: "system",
     BreakCause.HISTORY_REWRITTEN: "messages",
+    BreakCause.MEDIA_CHANGED: "messages",
+    # Anthropic: these settings keep tools and system cached and invalidate the messages
+    BreakCause.THINKING_CHANGED: "messages",
+    BreakCause.EFFORT_CHANGED: "messages",
+    BreakCause.TOOL_CHOICE_CHANGED: "messages",
+    BreakCause.PARALLEL_TOOL_USE_CHANGED: "messages",
+    # OpenAI: rendered with the tools, ahead of everything
+    BreakCause.REASONING_EFFORT_CHANGED: "tools",
+    BreakCause.PARALLEL_TOOL_CALLS_CHANGED: "tools",
+    BreakCause.TEXT_FORMAT_CHANGED: "tools",
+    BreakCause.VERBOSITY_CHANGED: "tools",
 }
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
 from dtl_notebook.cache.causes import BreakCause, message
 from dtl_notebook.cache.prefix_rules import CacheRule
+from dtl_notebook.cache.textdiff import EditKind, edits, excerpt
 from dtl_notebook.context.model import ModelContext, Segment
 
 TOOL_KINDS = {"tool_schema", "tool_summary", "hidden"}
@@ -19,20 +18,47 @@ _TAG = re.compile(r"<([a-z][a-z0-9_-]*)>\n(.*?)\n</\1>", re.S)
 @dataclass(frozen=True)
 class Earlier:
     """The previous request's context with its chain hashes and running token totals: the
-    first `size` entries of `chain` and `cum` (later requests may append to the same lists)."""
+    first `size` entries of `chain` and `cum` (later requests may append to the same lists);
+    `wrote`: its last segment written to the cache (-1: none); `settings`: what it cached on
+    outside the text; `start`: the segment where those settings enter the prefix."""
 
     context: ModelContext
     chain: list[str]
     cum: list[int]
     size: int
+    wrote: int = -1
+    settings: dict[BreakCause, str] = field(default_factory=dict)
+    start: int = 0
 
     @property
     def total(self) -> int:
         return self.cum[self.size - 1] if self.size else 0
 
+    def upto(self, rule: CacheRule) -> int:
+        """How many leading segments a later request can read: what this one wrote (at its
+        breakpoints), or all of it (automatic prefix caching)."""
+        return self.wrote + 1 if rule.breakpoints else self.size
 
-# difflib's opcode names (SequenceMatcher.get_opcodes), less "equal"
-DiffKind = Literal["insert", "delete", "replace"]
+    def best(self, rule: CacheRule) -> int:
+        """The most a later request can read of this one, in tokens."""
+        if rule.breakpoints:
+            return self.cum[self.wrote] if self.wrote >= 0 else 0
+        return rule.floor(self.total)
+
+
+@dataclass(frozen=True)
+class Now:
+    """What the analyzer worked out for the current request: tokens read, whether an entry
+    had expired, the running totals at its breakpoints, and the setting that changed."""
+
+    cached: int
+    expired: bool
+    points: list[int]
+    setting: tuple[BreakCause, str] | None = None
+    settings: dict[BreakCause, str] = field(default_factory=dict)
+
+
+DiffKind = EditKind
 
 
 @dataclass(frozen=True)
@@ -62,6 +88,13 @@ class CacheBreak:
         """The cause in words."""
         return message(self.cause)
 
+    @property
+    def fix(self) -> str:
+        """The one-line fix of the cause (`codes.CODES`)."""
+        from dtl_notebook.cache.codes import fix  # codes imports causes, as this module does
+
+        return fix(self.cause)
+
     def __str__(self) -> str:
         what = f" ({', '.join(self.involved)})" if self.involved else ""
         at = f" at {self.where}" if self.where else ""
@@ -83,12 +116,9 @@ def explain(
     chain: list[str],
     shared: int,
     rule: CacheRule,
-    cached: int,
-    total: int,
-    expired: bool,
-    has_breakpoints: bool,
+    now: Now,
 ) -> CacheBreak | None:
-    """Why `ctx` cached less than the previous request offered, or None. `shared`: how many
+    """Why `ctx` read less than the previous request wrote, or None. `shared`: how many
     leading segments (so chain hashes) the two have in common by identity."""
     if previous is None:
         return None
@@ -97,32 +127,45 @@ def explain(
         return CacheBreak(
             BreakCause.MODEL_CHANGED,
             involved=[f"{old.model} → {ctx.model}"],
-            lost_tokens=previous.total,
+            lost_tokens=previous.best(rule),
         )
+    upto = previous.upto(rule)
+    # a changed setting invalidates from where it sits: an earlier text change comes first
+    limit = min(upto, previous.start) if now.setting else upto
     i = shared
-    while i < previous.size and i < len(chain) and old_chain[i] == chain[i]:
+    while i < limit and i < len(chain) and old_chain[i] == chain[i]:
         i += 1
-    if i < previous.size:
-        return _divergence(previous, ctx, i)
-    # a prefix below the minimum is not cached: a fact of the request (CacheEntry.below_minimum)
-    best = rule.floor(previous.total)
-    if cached >= best:
+    if i < limit:
+        return _divergence(previous, ctx, i, rule)
+    best = previous.best(rule)
+    if now.cached >= best:
         return None
-    if expired:
-        return CacheBreak(BreakCause.EXPIRED, lost_tokens=best - cached)
+    if now.setting is not None:
+        cause, path = now.setting
+        before = previous.cum[previous.start - 1] if previous.start else 0
+        change = f"{previous.settings.get(cause)} → {now.settings.get(cause)}"
+        return CacheBreak(cause, path, [change], lost_tokens=best - min(before, best))
+    lost = best - now.cached
+    if now.expired:
+        return CacheBreak(BreakCause.EXPIRED, lost_tokens=lost)
     if rule.breakpoints:
-        if not has_breakpoints:
-            return CacheBreak(BreakCause.NO_BREAKPOINT, lost_tokens=best - cached)
-        return CacheBreak(BreakCause.BREAKPOINT_OUT_OF_LOOKBACK, lost_tokens=best - cached)
+        if not now.points:
+            return CacheBreak(BreakCause.NO_BREAKPOINT, lost_tokens=lost)
+        if max(now.points) < best:
+            return CacheBreak(BreakCause.BREAKPOINT_MOVED_BACK, lost_tokens=lost)
+        return CacheBreak(BreakCause.BREAKPOINT_OUT_OF_LOOKBACK, lost_tokens=lost)
     return None
 
 
-def _divergence(previous: Earlier, new: ModelContext, i: int) -> CacheBreak:
+_MEDIA = ("[image", "[PDF", "[document by")
+
+
+def _divergence(previous: Earlier, new: ModelContext, i: int, rule: CacheRule) -> CacheBreak:
     old = previous.context
     a = old.segments[i]
     b = new.segments[i] if i < len(new.segments) else None
     where = (b or a).source
-    lost = previous.total - (previous.cum[i - 1] if i else 0)
+    lost = previous.best(rule) - (previous.cum[i - 1] if i else 0)
     nxt = new.segments[i + 1] if i + 1 < len(new.segments) else None
     if b is not None and nxt is not None and nxt.digest == a.digest:
         diff = [DiffOp("insert", b.source, new=_clip(b.text))]
@@ -157,6 +200,8 @@ def _divergence(previous: Earlier, new: ModelContext, i: int) -> CacheBreak:
             if old_sections.get(n) != new_sections.get(n)
         )
         return CacheBreak(BreakCause.SYSTEM_CHANGED, where, names or ["preamble"], diff, lost)
+    if a.text.startswith(_MEDIA) or (b is not None and b.text.startswith(_MEDIA)):
+        return CacheBreak(BreakCause.MEDIA_CHANGED, where, [a.label], diff, lost)
     return CacheBreak(BreakCause.HISTORY_REWRITTEN, where, [a.label], diff, lost)
 
 
@@ -165,25 +210,15 @@ def _diff(a: Segment, b: Segment | None) -> list[DiffOp]:
         return [DiffOp("delete", a.source, old=_clip(a.text))]
     if a.kind != b.kind or a.label != b.label:
         return [DiffOp("replace", b.source, old=_clip(a.text), new=_clip(b.text))]
-    ops: list[DiffOp] = []
-    matcher = difflib.SequenceMatcher(a=a.text, b=b.text, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag not in _EDITS:
-            continue
-        ops.append(
-            DiffOp(
-                _EDITS[tag],
-                f"{b.source}@{j1}",
-                old=_clip(a.text[max(i1 - 20, 0) : i2 + 20]) or None,
-                new=_clip(b.text[max(j1 - 20, 0) : j2 + 20]) or None,
-            )
+    return [
+        DiffOp(
+            e.op,
+            f"{b.source}@{e.new_start}",
+            old=excerpt(a.text, e.old_start, e.old_end) or None,
+            new=excerpt(b.text, e.new_start, e.new_end) or None,
         )
-        if len(ops) >= 3:
-            break
-    return ops
-
-
-_EDITS: dict[str, DiffKind] = {"insert": "insert", "delete": "delete", "replace": "replace"}
+        for e in edits(a.text, b.text)
+    ]
 
 
 def _clip(text: str, limit: int = 240) -> str:

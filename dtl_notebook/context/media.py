@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import hashlib
 import json
 import math
 import re
@@ -25,6 +26,7 @@ __all__ = [
     "billing",
     "claude_image_tokens",
     "image_size",
+    "media_key",
     "openai_image_tokens",
     "pdf_pages",
 ]
@@ -106,6 +108,23 @@ def _jpeg_size(head: bytes) -> tuple[int, int] | None:
             return int(width), int(height)
         i += 2 + length
     return None
+
+
+def media_key(source: Any) -> str:
+    """A short digest of what identifies a medium: the data, the URL or the file id, so a
+    changed image or document changes its segment's text (and so the cache chain)."""
+    if isinstance(source, dict):
+        for field in ("data", "url", "file_id", "image_url", "file_data", "file_url"):
+            value = source.get(field)
+            if isinstance(value, dict):
+                value = value.get("url")
+            if isinstance(value, str) and value:
+                break
+        else:
+            value = json.dumps(source, sort_keys=True, default=str)
+    else:
+        value = str(source)
+    return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
 
 
 def _source_size(source: Any) -> tuple[int, int] | None:

@@ -25,7 +25,12 @@ from dtl_notebook.context.content_rules import (
     output_schema,
     server_tool_prompt,
 )
-from dtl_notebook.context.media import anthropic_image_tokens, anthropic_pdf_tokens, billing
+from dtl_notebook.context.media import (
+    anthropic_image_tokens,
+    anthropic_pdf_tokens,
+    billing,
+    media_key,
+)
 from dtl_notebook.context.segments import Collector, block_text, dump, strip
 
 _THINKING = ("thinking", "redacted_thinking")
@@ -206,7 +211,7 @@ def _media(
             out.notes.append(f"{UNPUBLISHED}the size of the image at {path} (assumed the largest)")
         out.add(
             kind,
-            image.describe(),
+            f"{image.describe()[:-1]} {media_key(source)}]",
             path,
             label=role,
             role=role,
@@ -240,7 +245,8 @@ def _media(
         tokens, pages, read = anthropic_pdf_tokens(str(source.get("data", "")), out.counter.count)
         if not read:
             out.notes.append(f"{UNPUBLISHED}the text of the PDF at {path} (compressed)")
-        text = f"[PDF, {pages} page{'s' if pages != 1 else ''}] {title}".strip()
+        pdf = f"[PDF, {pages} page{'s' if pages != 1 else ''}, {media_key(source)}]"
+        text = f"{pdf} {title}".strip()
         out.add(
             kind,
             text,
@@ -260,7 +266,7 @@ def _media(
         )
         out.add(
             kind,
-            f"[document by {given}] {title}".strip(),
+            f"[document by {given}, {media_key(source)}] {title}".strip(),
             path,
             label=role,
             role=role,

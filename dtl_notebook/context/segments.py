@@ -28,6 +28,7 @@ from dtl_notebook._reuse.frozen import (
 )
 from dtl_notebook._reuse.registry import Memo, active, memoized
 from dtl_notebook.context.calibration import Estimate
+from dtl_notebook.context.media import media_key
 from dtl_notebook.context.tokens import encoding_for
 
 KINDS = (
@@ -117,7 +118,7 @@ def block_text(block: dict[str, Any]) -> str:
     if kind == "text":
         return str(block.get("text", ""))
     if kind in ("image", "input_image", "image_url"):
-        return "[image]"
+        return f"[image {media_key(block.get('source') or block.get('image_url') or block)}]"
     if kind == "tool_use":
         return dump(
             {"tool_use": block.get("name"), "id": block.get("id"), "input": block.get("input")}

@@ -1,0 +1,177 @@
+"""Static checks of one request: no history needed.
+
+Anthropic's rules (https://platform.claude.com/docs/en/build-with-claude/prompt-caching): at
+most 4 breakpoints, a read looks back at most 20 blocks, a prefix below the model's minimum
+is not cached, `cache_control` on a `defer_loading` tool is refused
+(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool). OpenAI caches
+the longest common prefix (https://developers.openai.com/api/docs/guides/prompt-caching), so
+volatile text early in it and an unstable tool order matter there too. The deferred-tool
+checks follow this package's own rules (`wire.anthropic.PLACEHOLDER`, `agent.sections`).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from typing import Any
+
+from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
+from dtl_notebook.cache.findings import Finding, finding
+from dtl_notebook.cache.prefix_rules import cache_rule
+from dtl_notebook.context.model import ModelContext, model_context
+
+MAX_BREAKPOINTS = 4
+_VOLATILE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?"  # ISO timestamp
+    r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # UUID
+    r"|\b(today is|current (date|time) is|the time is now)\b",
+    re.I,
+)
+_CATALOG_TITLES = ("Deferred tools (search before use):", "Deferred tools by group")
+_PREFIX_KINDS = {"tool_schema", "tool_summary", "system"}
+
+
+def lint(payload: dict[str, Any], provider: str, model: str | None = None) -> list[Finding]:
+    """Findings about one request body, in the vocabulary's order of appearance."""
+    if not isinstance(payload, dict):
+        raise TypeError(f"request must be a JSON object, got {type(payload).__name__}")
+    model = model or str(payload.get("model", ""))
+    ctx = model_context(payload, provider, model)
+    found: list[Finding] = []
+    found += _volatile(ctx)
+    found += _tool_order(payload, provider)
+    found += _sections(payload)
+    if provider == "anthropic":
+        found += _anthropic(payload, ctx)
+    return found
+
+
+def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
+    out: list[Finding] = []
+    tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
+    marked_deferred = [
+        str(t.get("name")) for t in tools if t.get("defer_loading") and t.get("cache_control")
+    ]
+    if marked_deferred:
+        out.append(finding("cache_control_on_deferred", "tools", marked_deferred))
+    facts = carry(ctx, False, None)
+    points = breakpoint_segments(payload, facts)
+    marks = _mark_count(payload)
+    if not points:
+        return [*out, finding("no_breakpoint")]
+    if marks > MAX_BREAKPOINTS:
+        out.append(finding("too_many_breakpoints", None, [f"{marks} markers"]))
+    rule = cache_rule("anthropic", ctx.model)
+    if all(facts.cum[p] < rule.min_tokens for p, _ in points):
+        best = max(facts.cum[p] for p, _ in points)
+        out.append(finding("below_minimum", None, [f"{best} < {rule.min_tokens} tokens"]))
+    segs = facts.segments
+    out += _lookback(facts, points, rule.lookback_blocks)
+    messages = payload.get("messages") or []
+    start = facts.starts.get("messages")
+    if start is not None and all(p < start for p, _ in points):
+        out.append(finding("messages_never_cached", segs[points[-1][0]].source))
+    last = segs[points[-1][0]]
+    if last.kind == "system_patch" and last.source.startswith("messages."):
+        index = int(last.source.split(".")[1])
+        if index == len(messages) - 1:
+            out.append(finding("breakpoint_on_trailing_system", last.source))
+    if tools and not any(t.get("defer_loading") for t in tools) and _searches(tools):
+        out.append(finding("deferred_without_placeholder", "tools"))
+    return out
+
+
+def _lookback(facts: Carried, points: list[tuple[int, float]], lookback: int) -> list[Finding]:
+    """More blocks between two breakpoints (or before the first) than a read looks back."""
+    segs = facts.segments
+    before = next((s.block for s in segs if s.block >= 0), 0) - 1
+    for point, _ in points:
+        after = segs[point].block
+        if after - before > lookback:
+            return [finding("lookback_exceeded", segs[point].source, [f"{after - before} blocks"])]
+        before = after
+    return []
+
+
+def _searches(tools: list[dict[str, Any]]) -> bool:
+    """A request that can load tools later: a tool-search tool (server or client side)."""
+    return any("tool_search" in str(t.get("type", "")) + str(t.get("name", "")) for t in tools)
+
+
+def _mark_count(payload: dict[str, Any]) -> int:
+    tools = payload.get("tools") or []
+    count = sum(1 for t in tools if isinstance(t, dict) and t.get("cache_control"))
+    system = payload.get("system")
+    for block in system if isinstance(system, list) else []:
+        count += 1 if isinstance(block, dict) and block.get("cache_control") else 0
+    for message in payload.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("cache_control"):
+                count += 1
+    return count + (1 if payload.get("cache_control") else 0)
+
+
+def _volatile(ctx: ModelContext) -> list[Finding]:
+    """Volatile text in the part every request shares: tools and the system prompt."""
+    for seg in ctx.segments:
+        if seg.kind not in _PREFIX_KINDS:
+            continue
+        match = _VOLATILE.search(seg.text)
+        if match:
+            return [finding("volatile_prefix", f"{seg.source}@{match.start()}", [match.group(0)])]
+    return []
+
+
+def _tool_order(payload: dict[str, Any], provider: str) -> list[Finding]:
+    tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
+    names = [_name(t) for t in tools if not t.get("defer_loading")]
+    names = [n for n in names if n]
+    if len(names) < 3 or _ordered(names):
+        return []
+    # sorted but for one name (a search tool first, a newer tool last) is a deliberate order
+    if any(_ordered(names[:i] + names[i + 1 :]) for i in range(min(len(names), 64))):
+        return []
+    return [finding("tool_order_unstable", "tools", names[:6])]
+
+
+def _ordered(names: list[str]) -> bool:
+    return all(a <= b for a, b in pairwise(names))
+
+
+def _name(tool: dict[str, Any]) -> str:
+    function = tool.get("function")
+    return str((function if isinstance(function, dict) else tool).get("name") or "")
+
+
+def _sections(payload: dict[str, Any]) -> list[Finding]:
+    """This package's own system-prompt sections: snippets and catalogs in the prefix."""
+    system = _system_text(payload)
+    if not system:
+        return []
+    out: list[Finding] = []
+    tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
+    deferred = {_name(t) for t in tools if t.get("defer_loading")}
+    section = re.search(r"<tools>\n(.*?)\n</tools>", system, re.S)
+    if section and deferred:
+        names = re.findall(r"^- ([A-Za-z0-9_-]+):", section.group(1), re.M)
+        listed = [n for n in names if n in deferred]
+        if listed:
+            out.append(finding("deferred_tool_snippet", "system", listed))
+    if any(title in system for title in _CATALOG_TITLES):
+        out.append(finding("catalog_in_prefix", "system"))
+    return out
+
+
+def _system_text(payload: dict[str, Any]) -> str:
+    system = payload.get("system", payload.get("instructions"))
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    for message in payload.get("messages") or payload.get("input") or []:
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+            content = message.get("content")
+            return content if isinstance(content, str) else ""
+        break
+    return ""

@@ -1,0 +1,132 @@
+"""Request-level settings the provider caches on, outside the rendered text.
+
+Anthropic keeps tools and system cached when `thinking`, `output_config.effort`,
+`tool_choice` or `disable_parallel_tool_use` change, and invalidates the messages ("What
+invalidates the cache", https://platform.claude.com/docs/en/build-with-claude/prompt-caching;
+https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching).
+OpenAI invalidates the whole prefix on `reasoning.effort`, `parallel_tool_calls`,
+`text.format` and `text.verbosity`; `prompt_cache_key` routes the request to a cache
+(https://developers.openai.com/api/docs/guides/prompt-caching).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from dtl_notebook.cache.causes import BreakCause
+from dtl_notebook.context.model import ModelContext, Segment
+
+Getter = Callable[[dict[str, Any]], Any]
+
+
+def _at(*path: str, default: Any = None) -> Getter:
+    def get(payload: dict[str, Any]) -> Any:
+        value: Any = payload
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        return default if value is None else value
+
+    return get
+
+
+def _tool_choice(payload: dict[str, Any]) -> Any:
+    choice = payload.get("tool_choice")
+    if not isinstance(choice, dict):
+        return choice or "auto"
+    rest = {k: v for k, v in choice.items() if k != "disable_parallel_tool_use"}
+    return "auto" if rest == {"type": "auto"} else rest
+
+
+def _thinking(payload: dict[str, Any]) -> Any:
+    thinking = payload.get("thinking")
+    if not thinking or (isinstance(thinking, dict) and thinking.get("type") == "disabled"):
+        return None
+    return thinking
+
+
+_OPENAI_CHAT: list[tuple[BreakCause, str, Getter]] = [
+    (BreakCause.CACHE_KEY_CHANGED, "prompt_cache_key", _at("prompt_cache_key")),
+    (BreakCause.REASONING_EFFORT_CHANGED, "reasoning_effort", _at("reasoning_effort")),
+    (BreakCause.PARALLEL_TOOL_CALLS_CHANGED, "parallel_tool_calls", _at("parallel_tool_calls")),
+    (BreakCause.TEXT_FORMAT_CHANGED, "response_format", _at("response_format")),
+    (BreakCause.VERBOSITY_CHANGED, "verbosity", _at("verbosity")),
+]
+SETTINGS: dict[str, list[tuple[BreakCause, str, Getter]]] = {
+    "anthropic": [
+        (BreakCause.THINKING_CHANGED, "thinking", _thinking),
+        (BreakCause.EFFORT_CHANGED, "output_config.effort", _at("output_config", "effort")),
+        (BreakCause.TOOL_CHOICE_CHANGED, "tool_choice", _tool_choice),
+        (
+            BreakCause.PARALLEL_TOOL_USE_CHANGED,
+            "tool_choice.disable_parallel_tool_use",
+            _at("tool_choice", "disable_parallel_tool_use", default=False),
+        ),
+    ],
+    "openai-responses": [
+        (BreakCause.CACHE_KEY_CHANGED, "prompt_cache_key", _at("prompt_cache_key")),
+        (BreakCause.REASONING_EFFORT_CHANGED, "reasoning.effort", _at("reasoning", "effort")),
+        (BreakCause.PARALLEL_TOOL_CALLS_CHANGED, "parallel_tool_calls", _at("parallel_tool_calls")),
+        (BreakCause.TEXT_FORMAT_CHANGED, "text.format", _at("text", "format")),
+        (BreakCause.VERBOSITY_CHANGED, "text.verbosity", _at("text", "verbosity")),
+    ],
+    "openai-chat": _OPENAI_CHAT,
+    "kimi": _OPENAI_CHAT,
+}
+# where the settings sit in the cached prefix: ahead of the messages (Anthropic), ahead of
+# everything (OpenAI)
+FROM_MESSAGES = {"anthropic"}
+
+
+def request_settings(provider: str, payload: dict[str, Any]) -> dict[BreakCause, str]:
+    """Each cached-on setting of a request, as canonical JSON (absent = the default)."""
+    return {
+        cause: json.dumps(get(payload), sort_keys=True, default=str)
+        for cause, _, get in SETTINGS.get(provider, [])
+    }
+
+
+def salt(provider: str, settings: dict[BreakCause, str]) -> str:
+    """A digest of the settings, "" when every one is the default (nothing to mix in)."""
+    if settings == request_settings(provider, {}):
+        return ""
+    text = "\0".join(f"{k}={v}" for k, v in settings.items())
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def changed_setting(
+    provider: str, old: dict[BreakCause, str], new: dict[BreakCause, str]
+) -> tuple[BreakCause, str] | None:
+    """The first setting (in the table's order) whose value differs, with its path."""
+    for cause, path, _ in SETTINGS.get(provider, []):
+        if old.get(cause) != new.get(cause):
+            return cause, path
+    return None
+
+
+# hidden prompts whose size follows tool_choice: Anthropic keeps tools and system cached when
+# tool_choice changes, so for cache keys they count as one text whatever the choice
+_CHOICE_SIZED = {"tool-use system prompt", "tool-use framing"}
+_NEUTRAL: dict[Segment, Segment] = {}
+
+
+def cache_view(ctx: ModelContext, settings_salt: str) -> ModelContext:
+    """The context as the cache keys see it: Anthropic's tool_choice-sized hidden prompts as
+    one text; elsewhere the settings mixed into the seed (they sit ahead of everything)."""
+    if ctx.provider in FROM_MESSAGES:
+        head = ctx.segments[:8]
+        if not any(s.kind == "hidden" and s.label in _CHOICE_SIZED for s in head):
+            return ctx
+        segments = list(ctx.segments)
+        for i, seg in enumerate(head):
+            if seg.kind == "hidden" and seg.label in _CHOICE_SIZED:
+                segments[i] = _NEUTRAL.get(seg) or _NEUTRAL.setdefault(
+                    seg, Segment("hidden", f"[{seg.label}]", seg.tokens, seg.source, seg.label)
+                )
+        return replace(ctx, segments=segments, rendered=None)
+    if not settings_salt:
+        return ctx
+    return replace(ctx, model=f"{ctx.model}\0{settings_salt}")
