@@ -28,7 +28,7 @@ from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live import Agent, ScriptedPolicy, redact
 from dtl_notebook.notebook import AgentView, export_html
-from dtl_notebook.notebook.context_pane import inline_diff
+from dtl_notebook.notebook.text_diff import inline_diff
 from dtl_notebook.notebook.html import esc, json_html
 
 from .notebook_shell import FlakyTransport, run_cell
@@ -440,9 +440,12 @@ def test_json_html_leaves_only_highlighting(value: Any) -> None:
 
 @given(hostile_text, hostile_text)
 def test_inline_diff_leaves_only_del_and_ins(old: str, new: str) -> None:
-    parsed = parse(f"<pre>{inline_diff(old, new)}</pre>")
-    assert {tag for tag, _ in parsed.tags} <= {"pre", "del", "ins"}
-    assert all(set(attrs) <= {"style"} for _, attrs in parsed.tags)
+    left, right = inline_diff(old, new)
+    for side, text in ((left, old), (right, new)):
+        parsed = parse(f"<pre>{side}</pre>")
+        assert {tag for tag, _ in parsed.tags} <= {"pre", "del", "ins"}
+        assert all(set(attrs) <= {"style"} for _, attrs in parsed.tags)
+        assert "".join(parsed.text) == redact(text)  # every character, as text
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

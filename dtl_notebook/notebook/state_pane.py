@@ -12,7 +12,6 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.notebook.html import (
-    LOAD,
     badge,
     clip,
     esc,
@@ -31,6 +30,7 @@ from dtl_notebook.notebook.panes import (
     windowed,
 )
 from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.theme import LOAD, mark
 
 
 def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
@@ -115,15 +115,13 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
             if i in paths:
                 keys.insert(0, lp_key(paths[i]))
             where = "" if i in paths else " (no load point on the wire: full list)"
-            body += (
-                f'<br><mark style="background:{LOAD}" {link_attrs(*keys)}>load point: + '
-                f"{esc(', '.join(message.added_tool_names))}{esc(where)}</mark>"
-            )
+            text = f"load point: + {', '.join(message.added_tool_names)}{where}"
+            body += "<br>" + mark(esc(text), LOAD, link_attrs(*keys))
             marked = True
     elif isinstance(message, SystemUpdate):
         label = "system update"
         body = esc(", ".join(message.sections))
-    style = f' style="background:{LOAD}44"' if marked else ""
+    style = ' style="border-left:3px solid rgba(255, 190, 40, .9)"' if marked else ""
     number = f'<span class="dtl-muted">#{i}</span>'
     return f'<div class="dtl-row"{style}>{number} {badge(label)} {body}</div>'
 
