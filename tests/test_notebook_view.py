@@ -30,7 +30,8 @@ from .notebook_shell import (
 )
 
 PLAIN = re.compile(
-    r"AgentView\(provider=[a-z-]+, requests=\d+, tools=(?:\d+(?:/\d+)?|-), cached=\d+%, breaks=\d+\)"
+    r"AgentView\(provider=[a-z-]+, requests=\d+, tools=(?:\d+(?:/\d+)?|-), "
+    r"cached=\d+%, breaks=\d+\)"
 )
 
 

@@ -16,7 +16,7 @@ from dtl_notebook.notebook.display import HTML
 from dtl_notebook.notebook.html import esc
 from dtl_notebook.notebook.panes import Bodies, item_path
 from dtl_notebook.notebook.records import RequestRecord, from_request, preview_record
-from dtl_notebook.notebook.request_diff import hunks_html, prefix_fields, request_hunks
+from dtl_notebook.notebook.request_diff import hunks_html, record_hunks
 from dtl_notebook.notebook.request_pane import carrier_kind, request_pane
 from dtl_notebook.notebook.theme import BORDER, cell_style, mark
 from dtl_notebook.wire import build_request
@@ -108,7 +108,7 @@ def diff_html(a: RequestRecord, b: RequestRecord, title: str) -> HTML:
     if entry is not None:
         brk = entry.cache_break
         cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
-    hunks = request_hunks(a.payload, b.payload, prefix_fields(a, b))
+    hunks = record_hunks(a, b)
     html = (
         f'<div class="dtl-static" style="text-align:left"><b>{esc(title)}</b>'
         f"<p>{esc(cause)}</p>{hunks_html(hunks)}</div>"

@@ -12,7 +12,7 @@ from typing import Any
 from dtl_notebook.live.agent import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
 from dtl_notebook.notebook.html import esc
-from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html
+from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
 from dtl_notebook.notebook.prices import PriceTable, dollars
@@ -64,7 +64,7 @@ def capture_header(
     }
 
 
-def timeline_item(rec: RequestRecord, previous: RequestRecord | None = None) -> dict[str, Any]:
+def timeline_item(rec: RequestRecord) -> dict[str, Any]:
     """What the timeline needs about one request: a few hundred bytes. `notes` are the grey
     marks (below the minimum, cold on a new provider): facts, not breaks."""
     entry = rec.cache
@@ -82,7 +82,7 @@ def timeline_item(rec: RequestRecord, previous: RequestRecord | None = None) -> 
         "loads": rec.new_loads,
         "calls": rec.calls[:6],
         "break": esc(str(brk)) if brk else None,
-        "notes": [{"text": n["text"], "title": n["title"]} for n in notes(rec, previous)],
+        "notes": [{"text": n["text"], "title": n["title"]} for n in notes(rec)],
     }
     if entry.reported is not None:
         item["reported"] = {
@@ -101,7 +101,7 @@ def panes(
     With `lazy`, collapsed bodies are placeholders listed under "refs" (see `Bodies`).
     """
     bodies = Bodies(rec, lazy)
-    brk = break_html(rec.cache.cache_break, rec, previous) + notes_box(rec, previous)
+    brk = break_html(rec.cache.cache_break, rec, previous) + notes_box(rec)
     turn = "" if rec.state is None else f" · turn {rec.turn + 1}"  # a capture has no turns
     number = "Preview" if rec.index < 0 else f"Request {rec.index + 1}"
     return {
@@ -111,6 +111,7 @@ def panes(
         "request": request_pane(rec, bodies),
         "context": context_pane(rec, bodies),
         "break": brk,
+        "summary": request_cost_html(rec) + legend_html(),
         "refs": bodies.refs,
     }
 
@@ -154,8 +155,7 @@ def static_html(
             f"<code>{esc(rec.mode)}</code>",
             f"{entry.cached_tokens:,} / {entry.written_tokens:,} / {entry.uncached_tokens:,}",
             mark(f"+{rec.new_loads}", LOAD) if rec.new_loads else "",
-            (f'<span style="{tinted(BREAK)}">✕ {esc(brk)}</span>' if brk else "")
-            + notes_html(rec, records[i - 1] if i else None),
+            (f'<span style="{tinted(BREAK)}">✕ {esc(brk)}</span>' if brk else "") + notes_html(rec),
             "" if cost is None else f"{dollars(cost)} · {dollars(running)}",
         ]
         rows.append(

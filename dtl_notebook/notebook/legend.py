@@ -24,9 +24,9 @@ from dtl_notebook.notebook.theme import (
 
 # the strip colours of view.css, inline for the static legend
 STRIP = {
-    "cached": "rgb(45, 164, 78)",
-    "written": "rgb(9, 105, 218)",
-    "uncached": "rgb(140, 149, 159)",
+    "cached": "var(--jp-success-color1, rgb(45, 164, 78))",
+    "written": "var(--jp-brand-color1, rgb(9, 105, 218))",
+    "uncached": "var(--jp-layout-color4, rgb(140, 149, 159))",
 }
 _TOOL_KINDS = ("tool_schema", "loaded_schema", "tool_summary")
 
@@ -100,6 +100,25 @@ def costs_for(
 ) -> Costs:
     extra = up_front_tokens(records, registry) if registry is not None else None
     return session_costs(records, table or PriceTable.default(), extra)
+
+
+def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> str:
+    """One request's input cost and what caching saved on it, with the price's source."""
+    price = (table or PriceTable.default()).find(rec.model)
+    if price is None:
+        return f'<span style="color:{MUTED}">cost: no price listed for {esc(rec.model)}</span>'
+    entry = rec.cache
+    cost = price.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
+    saved = price.cost(entry.total_tokens, 0, 0) - cost
+    saving = f"saved {dollars(saved)} by caching" if saved >= 0 else f"{dollars(-saved)} more"
+    hint = (
+        f"${price.input:g} / MTok input, cached read x{price.cache_read:g}, "
+        f"write x{price.cache_write:g}: {price.source}"
+    )
+    return (
+        f'<span class="dtl-cost" title="{esc(hint)}">this request: input {dollars(cost)} · '
+        f"{esc(saving)}</span>"
+    )
 
 
 def costs_html(costs: Costs, table: PriceTable | None = None, models: Iterable[str] = ()) -> str:

@@ -11,15 +11,15 @@ from dtl_notebook.notebook.text_diff import diff_html
 from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, grey_mark, tinted
 
 
-def notes(rec: RequestRecord, previous: RequestRecord | None) -> list[dict[str, str]]:
+def notes(rec: RequestRecord) -> list[dict[str, str]]:
     """The grey marks of a request: `text` (short) and `title` (the sentence)."""
     out = []
-    if previous is not None and previous.provider != rec.provider:
+    if rec.switched_from is not None:
         out.append(
             {
                 "kind": "cold",
                 "text": "cold: new provider",
-                "title": f"{previous.provider} → {rec.provider}: every provider keeps its own "
+                "title": f"{rec.switched_from} → {rec.provider}: every provider keeps its own "
                 "cache, so the first request on this one reads nothing (not a break)",
             }
         )
@@ -35,13 +35,13 @@ def notes(rec: RequestRecord, previous: RequestRecord | None) -> list[dict[str, 
     return out
 
 
-def notes_html(rec: RequestRecord, previous: RequestRecord | None) -> str:
-    return " ".join(grey_mark(esc(n["text"]), esc(n["title"])) for n in notes(rec, previous))
+def notes_html(rec: RequestRecord) -> str:
+    return " ".join(grey_mark(esc(n["text"]), esc(n["title"])) for n in notes(rec))
 
 
-def notes_box(rec: RequestRecord, previous: RequestRecord | None) -> str:
+def notes_box(rec: RequestRecord) -> str:
     """The grey box above the panes: the facts in full sentences."""
-    found = notes(rec, previous)
+    found = notes(rec)
     if not found:
         return ""
     lines = "".join(f"<div><b>{esc(n['text'])}</b>: {esc(n['title'])}</div>" for n in found)

@@ -25,6 +25,8 @@ ROLES = {
     "append": ("append (cache-safe)", APPEND),
     "after": ("after the break", NEUTRAL),
     "outside": ("outside the prompt", NEUTRAL),
+    "unseen": ("not in the prompt yet (deferred: cache-neutral)", NEUTRAL),
+    "same": ("the prompt reads it unchanged (cache-neutral)", NEUTRAL),
 }
 _EDGES = {"break": EDGE_BREAK, "append": "rgba(46, 170, 80, .8)"}
 
@@ -43,6 +45,12 @@ class Hunk:
     @property
     def label(self) -> str:
         return f"{self.path} {self.change}"
+
+
+def prompt_paths(record: RequestRecord) -> dict[str, str]:
+    """The JSON paths the model context reads (`tools.3`, `messages.2.content.0`, …), each
+    with the digest of what it reads there."""
+    return {s.source.split("@", 1)[0]: s.digest for s in record.context.segments}
 
 
 def prefix_fields(*records: RequestRecord) -> list[str]:
@@ -68,8 +76,15 @@ def _span(field: str, start: int, end: int) -> str:
     return f"{field}[{start}]" if end - start == 1 else f"{field}[{start}..{end - 1}]"
 
 
-def request_hunks(old: dict[str, Any], new: dict[str, Any], order: list[str]) -> list[Hunk]:
-    """The hunks from `old` to `new`, in prefix order; `order`: the prompt's fields."""
+def request_hunks(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    order: list[str],
+    seen: tuple[dict[str, str], dict[str, str]] | None = None,
+) -> list[Hunk]:
+    """The hunks from `old` to `new`, in prefix order; `order`: the prompt's fields; `seen`:
+    the JSON paths each request's model context reads (an item in neither, such as a
+    deferred tool definition, is cache-neutral)."""
     prompt = [f for f in order if f in old or f in new]
     rest = [f for f in dict.fromkeys([*old, *new]) if f not in prompt]
     hunks: list[Hunk] = []
@@ -84,6 +99,8 @@ def request_hunks(old: dict[str, Any], new: dict[str, Any], order: list[str]) ->
         for path, change, before, after, append in edits:
             if not in_prompt and field != "model":
                 role = "outside"
+            elif seen is not None and (read := _read(path, change, seen)) != "read":
+                role = read
             elif append and not broken:
                 role = "append"
             elif broken:
@@ -92,6 +109,39 @@ def request_hunks(old: dict[str, Any], new: dict[str, Any], order: list[str]) ->
                 role, broken = "break", True
             hunks.append(Hunk(path, change, before, after, role))
     return hunks
+
+
+def _read(path: str, change: str, seen: tuple[dict[str, str], dict[str, str]]) -> str:
+    """How the model contexts read the item(s) at `path`: "read", "unseen" (in neither
+    context: a deferred definition) or "same" (changed JSON that reads the same)."""
+    field, _, rest = path.partition("[")
+    if not rest:
+        return "read"
+    first, _, last = rest.rstrip("]").partition("..")
+    old, new = seen
+    for i in range(int(first), int(last or first) + 1):
+        item = f"{field}.{i}"
+
+        def under(paths: dict[str, str], item: str = item) -> dict[str, str]:
+            return {p: d for p, d in paths.items() if p == item or p.startswith(item + ".")}
+
+        if change == "removed" and under(old):
+            return "read"
+        if change == "inserted" and under(new):
+            return "read"
+        if change == "changed" and (under(old) or under(new)):
+            return "read" if under(old) != under(new) else "same"
+    return "unseen"
+
+
+def _identity(field: str, item: Any) -> str:
+    """What aligns two lists: a tool by its name, anything else by its whole JSON."""
+    if field == "tools" and isinstance(item, dict):
+        function = item.get("function")
+        name = function.get("name") if isinstance(function, dict) else item.get("name")
+        if name:
+            return f"tool:{name}"
+    return _canonical(item)
 
 
 def _edits(field: str, a: Any, b: Any, tail: bool) -> list[tuple[str, str, Any, Any, bool]]:
@@ -104,10 +154,13 @@ def _edits(field: str, a: Any, b: Any, tail: bool) -> list[tuple[str, str, Any, 
         grows = isinstance(a, str) and isinstance(b, str) and b.startswith(a)
         return [(field, "changed", a, b, tail and grows)]
     out: list[tuple[str, str, Any, Any, bool]] = []
-    keys_a, keys_b = [_canonical(x) for x in a], [_canonical(x) for x in b]
+    keys_a, keys_b = [_identity(field, x) for x in a], [_identity(field, x) for x in b]
     matcher = difflib.SequenceMatcher(a=keys_a, b=keys_b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
+        if tag == "equal":  # the same items by identity; a tool may still be edited
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+                if _canonical(a[i]) != _canonical(b[j]):
+                    out.append((f"{field}[{j}]", "changed", a[i], b[j], False))
             continue
         pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
         for k in range(pairs):
@@ -171,5 +224,7 @@ def hunks_html(hunks: list[Hunk]) -> str:
     return f'<div class="dtl-rdiff">{"".join(parts)}</div>'
 
 
-def records_diff_html(a: RequestRecord, b: RequestRecord) -> str:
-    return hunks_html(request_hunks(a.payload, b.payload, prefix_fields(a, b)))
+def record_hunks(a: RequestRecord, b: RequestRecord) -> list[Hunk]:
+    """The hunks from request `a` to request `b`, knowing what each model context reads."""
+    seen = (prompt_paths(a), prompt_paths(b))
+    return request_hunks(a.payload, b.payload, prefix_fields(a, b), seen)
