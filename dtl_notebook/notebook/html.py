@@ -89,7 +89,7 @@ def token_css(dark_scope: str = 'body[data-jp-theme-light="false"]') -> str:
 def pre(inner_html: str) -> str:
     """Preformatted text that wraps at spaces (a long word breaks only where it must)."""
     return (
-        '<pre style="margin:0;white-space:pre-wrap;overflow-wrap:anywhere;'
+        '<pre style="margin:0;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;'
         f'color:inherit;background:transparent">{inner_html}</pre>'
     )
 

@@ -189,10 +189,14 @@ def _body(hunk: Hunk) -> str:
 def _hunk_html(hunk: Hunk) -> str:
     words, tint = ROLES[hunk.role]
     edge = _EDGES.get(hunk.role, "rgba(128, 128, 128, .7)")
+    head = f"<code>{esc(hunk.label)}</code> {badge(words, tint)}"
+    if hunk.role in ("break", "append"):
+        inner = f"<div>{head}</div>{_body(hunk)}"
+    else:  # follows from the break, or is cache-neutral: folded
+        inner = f"<details><summary>{head}</summary>{_body(hunk)}</details>"
     return (
         f'<div class="dtl-hunk dtl-hunk-{hunk.role}" style="border-left:3px solid {edge};'
-        f'padding:2px 6px;margin:4px 0"><div><code>{esc(hunk.label)}</code> '
-        f"{badge(words, tint)}</div>{_body(hunk)}</div>"
+        f'padding:2px 6px;margin:4px 0">{inner}</div>'
     )
 
 

@@ -148,6 +148,6 @@ def diff_html(old: str, new: str) -> str:
     rows = diff_rows(pretty(old), pretty(new))
     return (
         f'<div class="dtl-diff"><div class="dtl-unified">{unified_html(rows)}</div>'
-        '<details class="dtl-sbs"><summary class="dtl-muted">side by side</summary>'
+        '<details class="dtl-sbs"><summary>side by side</summary>'
         f"{side_by_side_html(rows)}</details></div>"
     )
