@@ -224,7 +224,7 @@ class Commands:
         view.selected = record.index
         data = panes(record, view.records[record.index - 1] if record.index else None)
         html = (
-            f"<div class=\"dtl-static\" style=\"text-align:left\"><b>{esc(data['title'])}</b>"
+            f'<div class="dtl-static" style="text-align:left"><b>{esc(data["title"])}</b>'
             f"{data['break']}{data['summary']}"
             + "".join(
                 f"<details{' open' if name == 'context' else ''}><summary>{esc(label)}</summary>"
