@@ -28,8 +28,8 @@ from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live import Agent, ScriptedPolicy, redact
 from dtl_notebook.notebook import AgentView, export_html
-from dtl_notebook.notebook.context_pane import inline_diff
 from dtl_notebook.notebook.html import esc, json_html
+from dtl_notebook.notebook.text_diff import inline_diff
 
 from .notebook_shell import FlakyTransport, run_cell
 
@@ -293,8 +293,12 @@ def test_turn_result_formatter(ip: InteractiveShell) -> None:
 
 
 # -- captured logs -------------------------------------------------------------------------------
+STEADY = "Answer with care and cite the page you read. " * 120  # past the cache minimum
+
+
 def hostile_capture(path: Path) -> Path:
-    """Two Anthropic requests with hostile content and keys; the system prompt changes."""
+    """Two Anthropic requests with hostile content and keys; the system prompt changes after
+    the first wrote the cache at its breakpoint (past the minimum), so the second breaks it."""
     tools = [
         {
             "name": "fetch_page",
@@ -305,9 +309,20 @@ def hostile_capture(path: Path) -> Path:
     first = {
         "model": "claude-sonnet-4-6",
         "max_tokens": 1024,
-        "system": f"You are helpful. api_key={KEY_ANT}",
+        "system": f"You are helpful. api_key={KEY_ANT} " + STEADY,
         "tools": tools,
-        "messages": [{"role": "user", "content": f"{HOSTILE} {KEY_ANT}"}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"{HOSTILE} {KEY_ANT}",
+                        "cache_control": {"type": "ephemeral"},
+                    }
+                ],
+            }
+        ],
         "metadata": {"user_id": KEY_PROJ},
     }
     call = {
@@ -332,7 +347,7 @@ def hostile_capture(path: Path) -> Path:
     }
     second = {
         **first,
-        "system": f"You are helpful. {SCRIPT} {IMG}",  # a cache break with a hostile diff
+        "system": f"You are helpful. {SCRIPT} {IMG} " + STEADY,  # a break, a hostile diff
         "x-api-key": KEY_ANT,
         "messages": [
             *first["messages"],  # type: ignore[list-item]
@@ -440,9 +455,12 @@ def test_json_html_leaves_only_highlighting(value: Any) -> None:
 
 @given(hostile_text, hostile_text)
 def test_inline_diff_leaves_only_del_and_ins(old: str, new: str) -> None:
-    parsed = parse(f"<pre>{inline_diff(old, new)}</pre>")
-    assert {tag for tag, _ in parsed.tags} <= {"pre", "del", "ins"}
-    assert all(set(attrs) <= {"style"} for _, attrs in parsed.tags)
+    left, right = inline_diff(old, new)
+    for side, text in ((left, old), (right, new)):
+        parsed = parse(f"<pre>{side}</pre>")
+        assert {tag for tag, _ in parsed.tags} <= {"pre", "del", "ins"}
+        assert all(set(attrs) <= {"style"} for _, attrs in parsed.tags)
+        assert "".join(parsed.text) == redact(text)  # every character, as text
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -30,7 +30,8 @@ from .notebook_shell import (
 )
 
 PLAIN = re.compile(
-    r"AgentView\(provider=[a-z-]+, requests=\d+, tools=(?:\d+/\d+|-), cached=\d+%, breaks=\d+\)"
+    r"AgentView\(provider=[a-z-]+, requests=\d+, tools=(?:\d+(?:/\d+)?|-), "
+    r"cached=\d+%, breaks=\d+\)"
 )
 
 
@@ -240,14 +241,19 @@ def _shown(fragment: str) -> str:
 
 def _named(record: Any, ref: str) -> str:
     """The text of what a ref names (`request:<field>[.<i>]` as JSON indented by 2,
-    `context:<i>`, `state:section:<name>`), read from the record's own request."""
+    `context:<i>` (pretty-printed where it is JSON), `state:section:<name>`), read from the
+    record's own request."""
     pane, _, path = ref.partition(":")
     if pane == "request":
         name, _, index = path.partition(".")
         value = record.payload[name][int(index)] if index else record.payload[name]
         return json.dumps(value, indent=2, ensure_ascii=False)
     if pane == "context":
-        return str(record.context.segments[int(path)].text)
+        text = str(record.context.segments[int(path)].text)
+        try:
+            return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        except ValueError:
+            return text
     return str(record.state.sections[path.removeprefix("section:")])
 
 

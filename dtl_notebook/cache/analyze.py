@@ -8,7 +8,7 @@ per request is its new part plus one hash per segment.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
@@ -196,6 +196,8 @@ class CacheAnalyzer:
                 rule,
                 Now(cached, expired, [cum[p] for p, _ in points], setting, settings),
             )
+        if brk is not None and self.entries:
+            brk = replace(brk, lost_tokens=_lost(self.entries[-1], rule, cached))
         entry = CacheEntry(
             len(self.entries),
             ctx.provider,
@@ -332,6 +334,15 @@ def _own_context(
             f"{request.provider} {request.model}"
         )
     return context
+
+
+def _lost(previous: CacheEntry, rule: CacheRule, cached: int) -> int:
+    """What the previous request left in the cache that this one does not read."""
+    if rule.breakpoints or rule.reports_writes:  # only what was read or written is held
+        held = previous.cached_tokens + previous.written_tokens
+    else:  # automatic caching holds the whole prefix, in whole steps of the granularity
+        held = rule.floor(previous.total_tokens)
+    return max(0, held - cached)
 
 
 def _deferred_tools(payload: dict[str, Any]) -> list[str]:

@@ -24,7 +24,14 @@ from dtl_notebook.notebook.args import (
     session_name,
     split_line,
 )
-from dtl_notebook.notebook.compare import compare_html, diff_html, entered_at, reserialized
+from dtl_notebook.notebook.compare import (
+    compare_html,
+    diff_html,
+    entered_at,
+    entered_in,
+    mapping_html,
+    reserialized,
+)
 from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.export import export_html
@@ -34,6 +41,7 @@ from dtl_notebook.notebook.records import (
     from_capture,
 )
 from dtl_notebook.notebook.sessions import Sessions, Settings, load_agent, new_agent, options_for
+from dtl_notebook.notebook.theme import mark
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
 
@@ -143,8 +151,8 @@ class Commands:
             state = "in the prefix" if tool.name in active else ""
             if where is not None:
                 state = f"after message #{where}"
-            mark = f"<mark>{esc(state)}</mark>" if where is not None else esc(state)
-            rows.append([f"<code>{esc(tool.name)}</code>", mark, esc(tool.description[:120])])
+            marked = mark(esc(state)) if where is not None else esc(state)
+            rows.append([f"<code>{esc(tool.name)}</code>", marked, esc(tool.description[:120])])
             text.append(f"{'*' if tool.name in active else ' '} {tool.name}  {state}")
         shown = rows[:ROW_LIMIT]
         caption = (
@@ -216,7 +224,8 @@ class Commands:
         view.selected = record.index
         data = panes(record, view.records[record.index - 1] if record.index else None)
         html = (
-            f"<div><b>{esc(data['title'])}</b>{data['break']}"
+            f'<div class="dtl-static" style="text-align:left"><b>{esc(data["title"])}</b>'
+            f"{data['break']}{data['summary']}"
             + "".join(
                 f"<details{' open' if name == 'context' else ''}><summary>{esc(label)}</summary>"
                 f"{data[name]}</details>"
@@ -242,7 +251,8 @@ class Commands:
             if view.agent is None or step.state is None:
                 raise UsageError("only requests of a running session can be re-serialized")
             a, b = (reserialized(view.agent, step, p) for p in providers)
-            title = f"request {step.index + 1} on {providers[0]} → {providers[1]}"
+            title = f"request {step.index + 1} on {providers[0]} and {providers[1]}"
+            return mapping_html([a, b], entered_in(step.messages), title)
         else:
             raise UsageError(
                 "%dtl diff takes two request numbers (3 4) or N P1 P2 (4 anthropic kimi)"

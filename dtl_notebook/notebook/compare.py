@@ -1,63 +1,106 @@
-"""`%dtl compare` and `%dtl diff`: one session in four wire formats; two requests side by side."""
+"""`%dtl compare` and `%dtl diff`: one session mapped onto the wire formats; two requests
+diffed in the order the provider caches them."""
 
 from __future__ import annotations
 
 import copy
-import difflib
-import json
-from typing import Any
+from collections.abc import Sequence
 
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.messages import Message
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.loop import Agent
 from dtl_notebook.notebook.display import HTML
-from dtl_notebook.notebook.html import esc, pre
-from dtl_notebook.notebook.panes import Bodies
+from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.panes import Bodies, item_path
 from dtl_notebook.notebook.records import RequestRecord, from_request, preview_record
-from dtl_notebook.notebook.request_pane import request_pane
+from dtl_notebook.notebook.request_diff import hunks_html, record_hunks
+from dtl_notebook.notebook.request_pane import carrier_kind, request_pane
+from dtl_notebook.notebook.theme import BORDER, cell_style, mark
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.modes import PROVIDERS
 
 
 def compare_html(agent: Agent) -> HTML:
     """The neutral load points, then the request each provider would get, side by side."""
-    columns, text = [], []
+    records: list[RequestRecord] = []
+    failed: list[tuple[str, str]] = []
     for provider in PROVIDERS:
-        model = DEMO_MODELS[provider]
         try:
-            record = preview_record(agent, provider, model)
+            records.append(preview_record(agent, provider, DEMO_MODELS[provider]))
         except (DtlError, ValueError) as exc:
-            columns.append((provider, f"<p>{esc(exc)}</p>"))
-            text.append(f"{provider}: {exc}")
-            continue
-        loads = "; ".join(f"{', '.join(lp.tools)} at {lp.path}" for lp in record.load_points)
-        head = (
-            f"<p><b>{esc(provider)}</b> · {esc(model)} · mode <code>{esc(record.mode)}</code>"
-            f" · {record.cache.total_tokens:,} tokens<br>load points: "
-            f"<mark>{esc(loads or 'none')}</mark></p>"
+            failed.append((provider, str(exc)))
+    return mapping_html(records, entered_at(agent.session), "Four wire formats", failed)
+
+
+def mapping_html(
+    records: list[RequestRecord],
+    truth: dict[str, int],
+    title: str,
+    failed: list[tuple[str, str]] | None = None,
+) -> HTML:
+    """One neutral truth (where each tool entered) mapped onto each provider's wire: a row per
+    load point naming the JSON path and carrier that holds it, then each request in full."""
+    said = ", ".join(f"{n} after message #{i}" for n, i in truth.items()) or "none yet"
+    groups: dict[int, list[str]] = {}
+    for name, where in truth.items():
+        groups.setdefault(where, []).append(name)
+    head = "".join(
+        f'<th style="{cell_style()}">{esc(r.provider)} · <code>{esc(r.mode)}</code></th>'
+        for r in records
+    )
+    rows = []
+    for where, names in sorted(groups.items()):
+        cells = "".join(f'<td style="{cell_style()}">{_landing(r, names)}</td>' for r in records)
+        rows.append(
+            f'<tr><td style="{cell_style()}">{mark(esc(", ".join(names)))} after message '
+            f"#{where}</td>{cells}</tr>"
         )
-        columns.append((provider, head + request_pane(record, Bodies(record, lazy=False))))
-        text.append(f"{provider:>16}  {record.mode:<16} load points: {loads or 'none'}")
-    markers = entered_at(agent.session)
-    truth = ", ".join(f"{n} after message #{i}" for n, i in markers.items()) or "none yet"
-    cells = "".join(
-        f'<td style="vertical-align:top;width:25%;border:1px solid #d0d7de;padding:4px">'
-        f'<div style="max-height:640px;overflow:auto">{body}</div></td>'
-        for _, body in columns
+    table = (
+        '<table style="border-collapse:collapse;font-size:12px"><thead><tr>'
+        f'<th style="{cell_style()}">neutral load point</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
     )
+    columns = "".join(
+        f'<div style="display:inline-block;vertical-align:top;box-sizing:border-box;'
+        f"width:{100 // max(len(records), 1)}%;min-width:280px;border:1px solid {BORDER};"
+        f'padding:4px;text-align:left"><p><b>{esc(r.provider)}</b> · {esc(r.model)} · '
+        f"{r.cache.total_tokens:,} tokens</p>"
+        f'<div class="dtl-scroll" style="max-height:640px;overflow:auto">'
+        f"{request_pane(r, Bodies(r, lazy=False))}</div></div>"
+        for r in records
+    )
+    errors = "".join(f"<p>{esc(p)}: {esc(e)}</p>" for p, e in failed or [])
     html = (
-        f"<div><p><b>One neutral truth</b>: tools entered {esc(truth)}. "
-        "<b>Four wire formats</b>:</p>"
-        f'<table style="border-collapse:collapse;width:100%;table-layout:fixed"><tr>{cells}'
-        "</tr></table></div>"
+        f'<div class="dtl-static" style="text-align:left"><p><b>One neutral truth</b>: tools '
+        f"entered {esc(said)}. <b>{esc(title)}</b>:</p>{table}{errors}"
+        f"<div>{columns}</div></div>"
     )
-    return HTML(html, f"neutral load points: {truth}\n" + "\n".join(text))
+    text = [f"neutral load points: {said}"]
+    for r in records:
+        loads = "; ".join(f"{', '.join(lp.tools)} at {lp.path}" for lp in r.load_points)
+        text.append(f"{r.provider:>16}  {r.mode:<16} load points: {loads or 'none'}")
+    text += [f"{p}: {e}" for p, e in failed or []]
+    return HTML(html, "\n".join(text))
+
+
+def _landing(record: RequestRecord, names: list[str]) -> str:
+    """Where a neutral load point lands in one provider's request."""
+    hits = [lp for lp in record.load_points if set(lp.tools) & set(names)]
+    if not hits:
+        return esc("no load point on this wire: the tools are in the prefix")
+    out = []
+    for lp in hits:
+        kind = carrier_kind(record.payload, item_path(lp.path)) or "load point"
+        out.append(f"<code>{esc(lp.path)}</code> · {esc(kind)}")
+    return "<br>".join(out)
 
 
 def diff_html(a: RequestRecord, b: RequestRecord, title: str) -> HTML:
-    """A JSON diff of two request bodies, with the cache verdict when one provider sent both."""
+    """The diff of two request bodies in prefix order, with the analyzer's verdict when one
+    provider sent both."""
     analyzer = CacheAnalyzer(a.provider, a.model)
     analyzer.add(a.payload)
     entry = analyzer.add(b.payload) if a.provider == b.provider else None
@@ -65,13 +108,13 @@ def diff_html(a: RequestRecord, b: RequestRecord, title: str) -> HTML:
     if entry is not None:
         brk = entry.cache_break
         cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
-    lines = _json_diff(a.payload, b.payload)
+    hunks = record_hunks(a, b)
     html = (
-        f"<div><b>{esc(title)}</b><p>{esc(cause)}</p>"
-        + pre("".join(lines) or esc("(identical)"))
-        + "</div>"
+        f'<div class="dtl-static" style="text-align:left"><b>{esc(title)}</b>'
+        f"<p>{esc(cause)}</p>{hunks_html(hunks)}</div>"
     )
-    return HTML(html, f"{title}\n{cause}".strip())
+    lines = [title, cause, *(f"{h.label} ({h.role})" for h in hunks)]
+    return HTML(html, "\n".join(x for x in lines if x))
 
 
 def reserialized(agent: Agent, record: RequestRecord, provider: str) -> RequestRecord:
@@ -83,8 +126,13 @@ def reserialized(agent: Agent, record: RequestRecord, provider: str) -> RequestR
 
 def entered_at(session: Session) -> dict[str, int]:
     """Tool name -> index of the tool result after which it entered."""
+    return entered_in(session.messages)
+
+
+def entered_in(messages: Sequence[Message]) -> dict[str, int]:
+    """Tool name -> index of the tool result (in `messages`) after which it entered."""
     entered: dict[str, int] = {}
-    for i, message in enumerate(session.messages):
+    for i, message in enumerate(messages):
         for name in getattr(message, "added_tool_names", None) or []:
             entered.setdefault(name, i)
     return entered
@@ -97,21 +145,3 @@ def _session_at(session: Session, record: RequestRecord) -> Session:
     clone.messages = list(session.messages[: record.state.message_count])
     clone._active = list(record.state.active_tools)
     return clone
-
-
-def _json_diff(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    old = json.dumps(a, indent=1, ensure_ascii=False).splitlines()
-    new = json.dumps(b, indent=1, ensure_ascii=False).splitlines()
-    out = []
-    for line in difflib.unified_diff(old, new, "A", "B", n=2, lineterm=""):
-        if line.startswith(("---", "+++")):
-            continue
-        if line.startswith("@@"):
-            out.append(f"<b>{esc(line)}</b>\n")
-        elif line.startswith("-"):
-            out.append(f'<del style="background:#ffd7d5">{esc(line)}</del>\n')
-        elif line.startswith("+"):
-            out.append(f'<ins style="background:#ccffd8">{esc(line)}</ins>\n')
-        else:
-            out.append(esc(line) + "\n")
-    return out[:2000]

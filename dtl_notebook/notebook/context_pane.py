@@ -1,22 +1,16 @@
 """The model-context pane: segments in order with tokens, the estimate, the provider's
-diagnosis, and the cache break with its minimal diff."""
+diagnosis, and the segment where the cache breaks (the break box itself: `marks`)."""
 
 from __future__ import annotations
 
-import difflib
-
-from dtl_notebook.cache.analyze import CacheBreak
 from dtl_notebook.context.model import Segment
 from dtl_notebook.notebook.html import (
-    BREAK,
-    LOAD,
     badge,
     clip,
     esc,
     heading,
     key,
     link_attrs,
-    pre,
 )
 from dtl_notebook.notebook.panes import (
     HEAD,
@@ -30,18 +24,7 @@ from dtl_notebook.notebook.panes import (
     windowed,
 )
 from dtl_notebook.notebook.records import RequestRecord
-
-_KIND_COLOURS = {
-    "hidden": "#eaeef2",
-    "tool_schema": "#dafbe1",
-    "tool_summary": "#ddf4ff",
-    "system": "#fbefff",
-    "system_patch": "#fbefff",
-    "message": "#f6f8fa",
-    "tool_result": "#f6f8fa",
-    "loaded_schema": LOAD,
-    "not_seen": "#d0d7de",  # sent, dropped before the model saw it
-}
+from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, KIND_TINTS, NEUTRAL
 
 
 def diagnosis_html(rec: RequestRecord) -> str:
@@ -50,10 +33,9 @@ def diagnosis_html(rec: RequestRecord) -> str:
     if diagnosis is None:
         return ""
     verdict = rec.cache.diagnosis_agreement
-    color = {"agree": "#1a7f37", "disagree": "#cf222e"}.get(verdict, "inherit")
     return (
         f'<div class="dtl-muted">provider\'s diagnosis: {esc(str(diagnosis))} · '
-        f'<b style="color:{color}">{esc(verdict)}</b> with the prediction</div>'
+        f"<b>{esc(verdict)}</b> with the prediction</div>"
     )
 
 
@@ -88,7 +70,7 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
         listed = ", ".join(carried[:LIST_LIMIT])
         parts.append(heading(f"In the request, not in the model context ({len(carried)})"))
         parts.append(
-            f'<div style="opacity:.6">{esc(listed)}'
+            f'<div class="dtl-muted" style="font-style:italic">{esc(listed)}'
             + (f" … and {len(carried) - LIST_LIMIT} more" if len(carried) > LIST_LIMIT else "")
             + "</div>"
         )
@@ -105,10 +87,10 @@ def _segment(i: int, seg: Segment, broke: bool, bodies: Bodies) -> str:
         keys.append(lp_key(seg.load_point))
     if broke:
         keys.append(key("brk", "here"))
-    colour = _KIND_COLOURS.get(seg.kind, "#f6f8fa")
-    style = f' style="outline:2px solid {BREAK};background:{BREAK}55"' if broke else ""
+    tint = KIND_TINTS.get(seg.kind, NEUTRAL)
+    style = f' style="outline:2px solid {EDGE_BREAK};background:{BREAK}"' if broke else ""
     summary = (
-        f"{badge(seg.kind, colour)} <code>{esc(clip(seg.label, 60))}</code> "
+        f"{badge(seg.kind, tint)} <code>{esc(clip(seg.label, 60))}</code> "
         f'<span class="dtl-muted">{seg.tokens:,} tok · {esc(seg.source)}</span>'
         + (" " + badge("cache breaks here", BREAK) if broke else "")
     )
@@ -144,38 +126,3 @@ def _carried_not_seen(rec: RequestRecord) -> list[str]:
             if name and name not in seen and isinstance(inner, dict) and inner.get("defer_loading"):
                 carried.append(name)
     return carried
-
-
-# -- cache break ---------------------------------------------------------------------------------
-def break_html(brk: CacheBreak | None) -> str:
-    if brk is None:
-        return ""
-    ops = []
-    for op in brk.diff:
-        ops.append(
-            f'<div style="margin-top:4px"><code>{esc(op.op)} at {esc(op.path)}</code>'
-            + pre(inline_diff(op.old or "", op.new or ""))
-            + "</div>"
-        )
-    lost = f" · {brk.lost_tokens:,} tokens no longer cached" if brk.lost_tokens else ""
-    return (
-        f'<div {link_attrs(key("brk", "here"))} style="background:{BREAK}66;border-left:3px '
-        f'solid #cf222e;padding:4px 6px"><b>Cache break: {esc(brk.message)}</b>'
-        f"{esc(' (' + ', '.join(brk.involved) + ')' if brk.involved else '')}"
-        f"{esc(' at ' + brk.where if brk.where else '')}{esc(lost)}{''.join(ops)}</div>"
-    )
-
-
-def inline_diff(old: str, new: str) -> str:
-    """`<del>` / `<ins>` over the characters that differ, escaped."""
-    out = []
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            out.append(esc(old[i1:i2]))
-            continue
-        if i2 > i1:
-            out.append(f'<del style="background:#ffd7d5">{esc(old[i1:i2])}</del>')
-        if j2 > j1:
-            out.append(f'<ins style="background:#ccffd8">{esc(new[j1:j2])}</ins>')
-    return "".join(out)

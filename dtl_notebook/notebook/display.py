@@ -13,18 +13,19 @@ from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheEntry, CacheReport
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.live.loop import Agent, Step, TurnResult
-from dtl_notebook.notebook.context_pane import break_html
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,
     panes,
     static_html,
 )
-from dtl_notebook.notebook.html import BORDER, MUTED, esc
+from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.marks import break_html
 from dtl_notebook.notebook.records import RequestRecord, from_request
+from dtl_notebook.notebook.theme import BREAK, MUTED, cell_style, mark, tinted
 from dtl_notebook.wire.request import WireRequest
 
-_CELL = f'style="border-top:1px solid {BORDER};padding:2px 6px;text-align:left"'
+_CELL = f'style="{cell_style()}"'
 
 
 class HTML:
@@ -59,7 +60,7 @@ def session_html(session: Session) -> str:
     rows = [
         [
             f"<code>{esc(name)}</code>",
-            f"<mark>after message #{markers[name]}</mark>" if name in markers else "in the prefix",
+            mark(f"after message #{markers[name]}") if name in markers else "in the prefix",
         ]
         for name in session.active_tools
     ]
@@ -88,12 +89,10 @@ def turn_html(result: TurnResult) -> str:
                 esc(step.request.mode),
                 esc(", ".join(c.name for c in step.reply.message.tool_calls) or "answer"),
                 f"{step.cache.cached_tokens:,} / {step.cache.total_tokens:,}",
-                "<mark>+"
-                + esc(", ".join(n for lp in step.request.load_points for n in lp.tools))
-                + "</mark>"
+                mark("+" + esc(", ".join(n for lp in step.request.load_points for n in lp.tools)))
                 if step.request.load_points
                 else "",
-                f"<del>{esc(brk)}</del>" if brk else "",
+                _break_cell(brk),
             ]
         )
     return (
@@ -101,6 +100,10 @@ def turn_html(result: TurnResult) -> str:
         + table(["mode", "calls", "cached / total tokens", "load points", "cache break"], rows)
         + "</div>"
     )
+
+
+def _break_cell(brk: object) -> str:
+    return f'<span style="{tinted(BREAK, "padding:0 3px")}">✕ {esc(brk)}</span>' if brk else ""
 
 
 def step_html(step: Step) -> str:
@@ -144,7 +147,7 @@ def report_html(report: CacheReport) -> str:
                 str(entry.index + 1),
                 f"{entry.cached_tokens:,} / {entry.written_tokens:,} / {entry.uncached_tokens:,}",
                 reported,
-                f"<del>{esc(brk)}</del>" if brk else "",
+                _break_cell(brk),
             ]
         )
     headers = ["#", "predicted cached / written / uncached", "reported cached / written", "break"]
@@ -156,7 +159,8 @@ def entry_html(entry: CacheEntry) -> str:
         f"cached {entry.cached_tokens:,} · written {entry.written_tokens:,} · "
         f"uncached {entry.uncached_tokens:,} of {entry.total_tokens:,} tokens"
     )
-    return f"<div>{esc(figures)}{break_html(entry.cache_break)}</div>"
+    below = f" · not cacheable yet ({entry.below_minimum})" if entry.below_minimum else ""
+    return f"<div>{esc(figures + below)}{break_html(entry.cache_break)}</div>"
 
 
 FORMATTERS: dict[type, Callable[[Any], str]] = {

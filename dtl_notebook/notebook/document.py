@@ -10,12 +10,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from dtl_notebook.live.loop import Agent, Step
-from dtl_notebook.notebook.context_pane import break_html, context_pane
-from dtl_notebook.notebook.html import BORDER, MUTED, esc
+from dtl_notebook.notebook.context_pane import context_pane
+from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
+from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
+from dtl_notebook.notebook.prices import PriceTable, dollars
 from dtl_notebook.notebook.records import RequestRecord, step_records
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
+from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, mark, tinted
 
 PANE_TITLES = {"state": "Agent state", "request": "Request JSON", "context": "Model context"}
 
@@ -46,12 +50,14 @@ def capture_header(
     records: list[RequestRecord], title: str, status: str = "idle", error: str | None = None
 ) -> dict[str, Any]:
     first = records[0] if records else None
+    last = records[-1] if records else None
+    tools = len(last.payload.get("tools") or []) if last else 0
     return {
         "title": title,
         "provider": ", ".join(sorted({r.provider for r in records})) or "-",
         "model": first.model if first else "-",
         "label": "captured",
-        "tools": "-",
+        "tools": str(tools),  # the last request's tools: a capture has no registry
         "status": status,
         "error": error,
         "live": False,
@@ -59,7 +65,8 @@ def capture_header(
 
 
 def timeline_item(rec: RequestRecord) -> dict[str, Any]:
-    """What the timeline needs about one request: a few hundred bytes."""
+    """What the timeline needs about one request: a few hundred bytes. `notes` are the grey
+    marks (below the minimum, cold on a new provider): facts, not breaks."""
     entry = rec.cache
     brk = entry.cache_break
     item: dict[str, Any] = {
@@ -75,6 +82,7 @@ def timeline_item(rec: RequestRecord) -> dict[str, Any]:
         "loads": rec.new_loads,
         "calls": rec.calls[:6],
         "break": esc(str(brk)) if brk else None,
+        "notes": [{"text": n["text"], "title": n["title"]} for n in notes(rec)],
     }
     if entry.reported is not None:
         item["reported"] = {
@@ -93,29 +101,19 @@ def panes(
     With `lazy`, collapsed bodies are placeholders listed under "refs" (see `Bodies`).
     """
     bodies = Bodies(rec, lazy)
-    brk = break_html(rec.cache.cache_break)
-    if not brk and previous is not None and previous.provider != rec.provider:
-        brk = break_html_provider(previous, rec)
+    brk = break_html(rec.cache.cache_break, rec, previous) + notes_box(rec)
+    turn = "" if rec.state is None else f" · turn {rec.turn + 1}"  # a capture has no turns
+    number = "Preview" if rec.index < 0 else f"Request {rec.index + 1}"
     return {
         "index": rec.index,
-        "title": (
-            f"{'Preview' if rec.index < 0 else f'Request {rec.index + 1}'} · turn {rec.turn + 1}"
-            f" · {rec.provider} · {rec.model} · {rec.label}"
-        ),
+        "title": f"{number}{turn} · {rec.provider} · {rec.model} · {rec.label}",
         "state": state_pane(rec, bodies),
         "request": request_pane(rec, bodies),
         "context": context_pane(rec, bodies),
         "break": brk,
+        "summary": request_cost_html(rec) + legend_html(),
         "refs": bodies.refs,
     }
-
-
-def break_html_provider(previous: RequestRecord, rec: RequestRecord) -> str:
-    return (
-        f'<div style="border-left:3px solid #cf222e;padding:4px 6px"><b>Provider switched: '
-        f"{esc(previous.provider)} → {esc(rec.provider)}</b>: the same session re-serialized; "
-        "every provider keeps its own cache, so this request starts cold.</div>"
-    )
 
 
 def plain_text(records: list[RequestRecord], header: dict[str, Any]) -> str:
@@ -131,64 +129,75 @@ def plain_text(records: list[RequestRecord], header: dict[str, Any]) -> str:
 
 
 def static_html(
-    records: list[RequestRecord], header: dict[str, Any], selected: int | None = None
+    records: list[RequestRecord],
+    header: dict[str, Any],
+    selected: int | None = None,
+    *,
+    registry: Any = None,
+    prices: PriceTable | None = None,
 ) -> str:
-    """Readable without CSS or JS: a timeline table, then the three panes of one request."""
-    rows = []
-    for rec in records:
+    """Readable without CSS or JS: a timeline table (left-aligned: JupyterLab right-aligns
+    `td`), the legend and the cost, then the three panes of one request, stacked as rows of
+    a table that wraps. `registry`: the tools of the session, for the up-front comparison."""
+    prices = prices or PriceTable.default()
+    costs = costs_for(records, registry, prices)
+    captured = bool(records) and all(r.state is None for r in records)
+    rows, running = [], 0.0
+    for i, rec in enumerate(records):
         entry = rec.cache
         brk = entry.cache_break
+        cost = costs.per_request[i] if i < len(costs.per_request) else None
+        running += cost or 0.0
         cells = [
             str(rec.index + 1),
-            str(rec.turn + 1),
+            *([] if captured else [str(rec.turn + 1)]),
             esc(rec.provider),
             f"<code>{esc(rec.mode)}</code>",
             f"{entry.cached_tokens:,} / {entry.written_tokens:,} / {entry.uncached_tokens:,}",
-            f"<mark>+{rec.new_loads}</mark>" if rec.new_loads else "",
-            f"<del>{esc(brk)}</del>" if brk else "",
+            mark(f"+{rec.new_loads}", LOAD) if rec.new_loads else "",
+            (f'<span style="{tinted(BREAK)}">✕ {esc(brk)}</span>' if brk else "") + notes_html(rec),
+            "" if cost is None else f"{dollars(cost)} · {dollars(running)}",
         ]
         rows.append(
-            "<tr>"
-            + "".join(
-                f'<td style="border-top:1px solid {BORDER};padding:2px 6px">{c}</td>' for c in cells
-            )
-            + "</tr>"
+            "<tr>" + "".join(f'<td style="{cell_style()}">{c}</td>' for c in cells) + "</tr>"
         )
-    head = "".join(
-        f'<th style="text-align:left;padding:2px 6px">{h}</th>'
-        for h in (
-            "#",
-            "turn",
-            "provider",
-            "mode",
-            "cached / written / uncached",
-            "loads",
-            "cache break",
-        )
-    )
+    names = [
+        "#",
+        *([] if captured else ["turn"]),
+        "provider",
+        "mode",
+        "cached / written / uncached",
+        "loads",
+        "cache",
+        "cost · cumulative",
+    ]
+    head = "".join(f'<th style="{cell_style("border-top:0")}">{esc(h)}</th>' for h in names)
     title = (
         f"<b>{esc(header.get('title', 'dtl_notebook'))}</b> "
         f'<span style="color:{MUTED}">{esc(header.get("provider"))} · {esc(header.get("model"))} · '
         f"{esc(header.get('label'))} · tools {esc(header.get('tools'))}</span>"
     )
     parts = [
-        f'<div class="dtl-static" style="font-size:12px">{title}',
+        f'<div class="dtl-static" style="font-size:12px;text-align:left">{title}',
         f'<table style="border-collapse:collapse"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>",
+        legend_html(),
+        costs_html(costs, prices, [r.model for r in records]) if records else "",
     ]
     if records:
         index = len(records) - 1 if selected is None or selected < 0 else selected
         index = min(index, len(records) - 1)
         data = panes(records[index], records[index - 1] if index else None)
         parts.append(f"<p><b>{esc(data['title'])}</b></p>{data['break']}")
+        # one cell per pane, floated: side by side where there is room, stacked where not
         columns = "".join(
-            f'<td style="vertical-align:top;width:33%;border:1px solid {BORDER};padding:4px">'
-            f"<details open><summary><b>{esc(PANE_TITLES[name])}</b></summary>"
-            f"{data[name]}</details></td>"
+            f'<div class="dtl-static-pane" style="display:inline-block;vertical-align:top;'
+            f"box-sizing:border-box;width:33%;min-width:300px;border:1px solid {BORDER};"
+            f'padding:4px;text-align:left"><details open><summary><b>{esc(PANE_TITLES[name])}'
+            f"</b></summary>{data[name]}</details></div>"
             for name in ("state", "request", "context")
         )
-        table = '<table style="border-collapse:collapse;width:100%">'
-        parts.append(f"{table}<tr>{columns}</tr></table>")
+        parts.append(f'<div class="dtl-static-panes">{columns}</div>')
     else:
         parts.append(f'<p style="color:{MUTED}">No request yet.</p>')
     parts.append("</div>")

@@ -25,14 +25,18 @@ from dtl_notebook.notebook.panes import body_html
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.widget import STATIC, AgentView
 
-_DARK = """
+_THEMES = """
+:root { --jp-layout-color0: #ffffff; --jp-layout-color1: #ffffff; --jp-layout-color2: #f6f8fa;
+        --jp-content-font-color1: #1f2328; --jp-content-font-color2: #59636e;
+        --jp-border-color2: #d0d7de; --jp-error-color0: #b71c1c; }
 @media (prefers-color-scheme: dark) {
-  :root { --jp-layout-color1: #0d1117; --jp-layout-color2: #161b22;
+  :root { --jp-layout-color0: #0d1117; --jp-layout-color1: #0d1117; --jp-layout-color2: #161b22;
           --jp-content-font-color1: #e6edf3; --jp-content-font-color2: #9198a1;
-          --jp-border-color2: #30363d; }
-  body { background: #0d1117; }
+          --jp-border-color2: #30363d; --jp-error-color0: #f85149; --jp-brand-color1: #4493f8;
+          --jp-warn-color1: #d29922; }
 }
-body { margin: 12px; background: #fff; }
+body { margin: 12px; background: var(--jp-layout-color0); color: var(--jp-content-font-color1);
+       font-family: system-ui, sans-serif; }
 """
 
 
@@ -42,8 +46,9 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_page(records: list[RequestRecord], header: dict[str, Any]) -> str:
-    """The whole page as a string."""
+def render_page(records: list[RequestRecord], header: dict[str, Any], registry: Any = None) -> str:
+    """The whole page as a string; `registry`: the session's tools, for the cost of sending
+    them all up front."""
     all_panes = [panes(r, records[i - 1] if i else None, lazy=True) for i, r in enumerate(records)]
     bodies: dict[str, int] = {}
     texts: dict[str, int] = {}  # identical bodies (the same tool in every request) stored once
@@ -69,12 +74,12 @@ def render_page(records: list[RequestRecord], header: dict[str, Any]) -> str:
     css = (
         (STATIC / "view.css").read_text(encoding="utf-8")
         + token_css()
-        + _DARK
+        + _THEMES
         + "@media (prefers-color-scheme: dark) {\n"
         + token_css(":root")
         + "\n}\n"
     )
-    fallback = static_html(records, header)
+    fallback = static_html(records, header, registry=registry)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
@@ -93,9 +98,10 @@ def export_html(source: Agent | AgentView, path: str | Path, title: str = "dtl_n
     checks.file_path(path, "path")  # named before the page is rendered
     checks.text(title, "title", empty=True)
     if isinstance(source, AgentView):
-        records, header = source.records, source.header_data()
+        records, header, agent = source.records, source.header_data(), source.agent
     elif isinstance(source, Agent):
-        records, header = agent_records(source), agent_header(source, title)
+        records, header, agent = agent_records(source), agent_header(source, title), source
     else:
         raise checks.type_error("source", "an Agent or an AgentView", source)
-    return write_atomic(path, render_page(records, header))
+    registry = agent.session.registry if agent is not None else None
+    return write_atomic(path, render_page(records, header, registry))

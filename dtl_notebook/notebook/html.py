@@ -20,18 +20,12 @@ from pygments.lexers import JsonLexer
 
 from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.live.transport import redact
+from dtl_notebook.notebook.theme import NEUTRAL, tinted
 
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _FORMATTER = HtmlFormatter(nowrap=True)  # short token classes, coloured by `token_css()`
 _LEXER = JsonLexer()
 _TOKENS = ".dtl-json"
-
-# Colours that carry meaning are inline; layout and theme colours come from the view's CSS.
-MUTED = "#59636e"
-BORDER = "#d0d7de"
-LOAD = "#fff3b0"  # load points: marked yellow
-BREAK = "#ffd7d5"  # cache breaks: red
-CARRIER = "#dbeafe"  # items that carry a load point on the wire
 
 
 def esc(value: Any) -> str:
@@ -93,12 +87,17 @@ def token_css(dark_scope: str = 'body[data-jp-theme-light="false"]') -> str:
 
 
 def pre(inner_html: str) -> str:
-    return f'<pre style="margin:0;white-space:pre-wrap">{inner_html}</pre>'
+    """Preformatted text that wraps at spaces (a long word breaks only where it must)."""
+    return (
+        '<pre style="margin:0;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere;'
+        f'color:inherit;background:transparent">{inner_html}</pre>'
+    )
 
 
-def badge(text: str, background: str = "#eaeef2") -> str:
-    """A label; its colour is inline (it carries meaning), the rest is the view's CSS."""
-    return f'<span class="dtl-badge" style="background:{background}">{esc(text)}</span>'
+def badge(text: str, tint: str = NEUTRAL) -> str:
+    """A label; its tint is inline (it carries meaning) with the theme's text colour."""
+    style = tinted(tint, "border-radius:3px;padding:0 4px")
+    return f'<span class="dtl-badge" style="{style}">{esc(text)}</span>'
 
 
 def muted(inner_html: str, tag: str = "div") -> str:

@@ -17,6 +17,7 @@ from dtl_notebook.notebook.html import (
     pre,
 )
 from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.text_diff import pretty
 
 TAIL = 20  # newest items always shown in full
 HEAD = 24  # and the first ones (the prefix: tools, system)
@@ -84,7 +85,7 @@ def body_html(rec: RequestRecord, ref: str) -> str:
                 value = value[int(index)]
             return pre(json_html(value, 2))
         if pane == "context":
-            return pre(esc(clip(rec.context.segments[int(path)].text, 20_000)))
+            return pre(esc(clip(pretty(rec.context.segments[int(path)].text), 20_000)))
         if pane == "state" and path.startswith("section:") and rec.state is not None:
             return pre(esc(rec.state.sections[path.removeprefix("section:")]))
     except (KeyError, IndexError, ValueError, TypeError):

@@ -34,12 +34,24 @@ class RequestRecord:
     calls: list[str] = field(default_factory=list)  # tool calls the reply made
     reply_text: str | None = None
     new_loads: int = 0  # tools at load points this request adds to the previous one's
+    switched_from: str | None = None  # the previous request's provider, when it was another
 
     def count_new_loads(self, previous: RequestRecord | None) -> None:
-        seen: set[tuple[str, str]] = set()
-        if previous is not None and previous.provider == self.provider:
+        """Tools at load points the previous request did not have. After a provider switch
+        the history is re-serialized, not loaded again: tools it held before are not new."""
+        self.switched_from = None
+        if previous is not None and previous.provider != self.provider:
+            self.switched_from = previous.provider
+        if previous is None:
+            self.new_loads = sum(len(lp.tools) for lp in self.load_points)
+        elif previous.provider == self.provider:
             seen = {(lp.path, t) for lp in previous.load_points for t in lp.tools}
-        self.new_loads = sum((lp.path, t) not in seen for lp in self.load_points for t in lp.tools)
+            self.new_loads = sum(
+                (lp.path, t) not in seen for lp in self.load_points for t in lp.tools
+            )
+        else:
+            held = {t for lp in previous.load_points for t in lp.tools}
+            self.new_loads = len({t for lp in self.load_points for t in lp.tools} - held)
 
     @property
     def context(self) -> Any:

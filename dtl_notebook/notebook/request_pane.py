@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.notebook.html import (
-    CARRIER,
-    LOAD,
     badge,
     dumps,
     esc,
@@ -28,6 +26,7 @@ from dtl_notebook.notebook.panes import (
     windowed,
 )
 from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.theme import CARRIER, LOAD
 
 
 def _carrier(item: Any) -> str | None:
@@ -52,6 +51,25 @@ def _carrier(item: Any) -> str | None:
     return None
 
 
+def carrier_kind(payload: dict[str, Any], path: str) -> str | None:
+    """The carrier kind of the item at `path` (`input.3`, `messages.2`), if any."""
+    field_name, _, index = path.partition(".")
+    items = payload.get(field_name)
+    if not (isinstance(items, list) and index.isdigit() and int(index) < len(items)):
+        return None
+    return _carrier(items[int(index)])
+
+
+def carriers(payload: dict[str, Any]) -> int:
+    """How many items of a request carry a load point on the wire (for captured requests,
+    whose load points are not known otherwise)."""
+    return sum(
+        _carrier(item) is not None
+        for name in ("messages", "input")
+        for item in payload.get(name) or []
+    )
+
+
 def _item_summary(field_name: str, i: int, item: Any) -> str:
     if field_name == "tools":
         text = f"{tool_name(item)}"
@@ -68,9 +86,13 @@ def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
     loads = {item_path(lp.path): lp for lp in rec.load_points}
     recent = {item_path(lp.path) for lp in recent_loads(rec)}
     loaded = {n for lp in recent_loads(rec) for n in lp.tools}
+    if rec.state is None and not rec.load_points:  # captured: count what the wire carries
+        counted = f"{carriers(payload)} load-point carrier(s)"
+    else:
+        counted = f"{len(rec.load_points)} load point(s)"
     parts = [
         f'<div class="dtl-muted">{esc(rec.provider)} · {esc(rec.model)} · mode '
-        f"<code>{esc(rec.mode)}</code> · {len(rec.load_points)} load point(s)</div>"
+        f"<code>{esc(rec.mode)}</code> · {esc(counted)}</div>"
     ]
     for note in rec.notes:
         parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
@@ -161,10 +183,10 @@ def _item(
     style = ""
     if deferred:
         marks += " " + badge("defer_loading · loaded in history")
-        style += "opacity:.6;"
+        style += "border-left:3px dashed rgba(128, 128, 128, .8);"
     if carrier:
         marks += " " + badge(f"carrier: {carrier}", CARRIER)
-        style += f"background:{CARRIER}55;"
+        style += "border-left:3px solid rgba(64, 140, 255, .9);"
     if lp is not None:
         marks += " " + badge("load point: + " + ", ".join(lp.tools), LOAD)
     attrs = link_attrs(*(keys or []), cls="dtl-row") + (f' style="{style}"' if style else "")

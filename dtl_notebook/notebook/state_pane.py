@@ -12,7 +12,6 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.notebook.html import (
-    LOAD,
     badge,
     clip,
     esc,
@@ -28,17 +27,19 @@ from dtl_notebook.notebook.panes import (
     lp_key,
     names_list,
     recent_loads,
+    tool_name,
     windowed,
 )
 from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.request_pane import carriers
+from dtl_notebook.notebook.theme import LOAD, mark
+
+LEFT = 'style="text-align:left"'  # JupyterLab right-aligns `td`
 
 
 def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
     if rec.state is None:
-        return (
-            '<p class="dtl-muted">Captured traffic: the agent that sent this request is not '
-            "known here, only its request JSON and what the provider makes of it.</p>"
-        )
+        return captured_state(rec, bodies)
     st = rec.state
     entered: dict[str, int] = {}
     for i, message in enumerate(rec.messages):
@@ -64,8 +65,8 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
             if where in paths:
                 keys.append(lp_key(paths[where]))
         rows.append(
-            f"<tr {link_attrs(*keys)}><td><code>{esc(name)}</code></td>"
-            f'<td class="dtl-muted">{esc(at)}</td></tr>'
+            f"<tr {link_attrs(*keys)}><td {LEFT}><code>{esc(name)}</code></td>"
+            f'<td class="dtl-muted" {LEFT}>{esc(at)}</td></tr>'
         )
     parts = [
         heading(f"Active tools ({len(st.active_tools)} of {st.registry_size} registered)"),
@@ -87,6 +88,41 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
             parts.append(hidden_row(*entry, "messages"))
             continue
         parts.append(_message_row(entry, rec.messages[entry], paths))
+    return "".join(parts)
+
+
+def captured_state(rec: RequestRecord, bodies: Bodies) -> str:
+    """A captured request's own state: the tools it carries and its prompt sections (the
+    agent that sent it is not known here, and a capture has no turns)."""
+    payload = rec.payload
+    tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
+    deferred = [tool_name(t) for t in tools if t.get("defer_loading")]
+    rows = [
+        f"<tr {link_attrs(key('tool', tool_name(t)))}><td {LEFT}><code>{esc(tool_name(t))}</code>"
+        f'</td><td class="dtl-muted" {LEFT}>'
+        f"{'deferred' if t.get('defer_loading') else 'immediate'}</td></tr>"
+        for t in tools[:HEAD]
+    ]
+    hidden = [tool_name(t) for t in tools[HEAD:]]
+    parts = [
+        '<p class="dtl-muted">Captured: what this request itself carries (the agent that sent '
+        "it is not known here).</p>",
+        heading(f"Tools in the request ({len(tools)}, {len(deferred)} deferred)"),
+        f'<table class="dtl-table">{"".join(rows)}</table>',
+        names_list(hidden, "more tools") if hidden else "",
+        heading(f"Load-point carriers: {carriers(payload)}"),
+        heading("Prompt sections"),
+    ]
+    sections = [
+        (name, f"request:{name}") for name in ("system", "instructions") if payload.get(name)
+    ]
+    for i, message in enumerate(payload.get("messages") or []):
+        if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+            sections.append((f"messages[{i}] ({message['role']})", f"request:messages.{i}"))
+    for label, ref in sections:
+        parts.append(bodies.details(f"<code>{esc(label)}</code>", ref))
+    if not sections:
+        parts.append('<p class="dtl-muted">none</p>')
     return "".join(parts)
 
 
@@ -115,15 +151,13 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
             if i in paths:
                 keys.insert(0, lp_key(paths[i]))
             where = "" if i in paths else " (no load point on the wire: full list)"
-            body += (
-                f'<br><mark style="background:{LOAD}" {link_attrs(*keys)}>load point: + '
-                f"{esc(', '.join(message.added_tool_names))}{esc(where)}</mark>"
-            )
+            text = f"load point: + {', '.join(message.added_tool_names)}{where}"
+            body += "<br>" + mark(esc(text), LOAD, link_attrs(*keys))
             marked = True
     elif isinstance(message, SystemUpdate):
         label = "system update"
         body = esc(", ".join(message.sections))
-    style = f' style="background:{LOAD}44"' if marked else ""
+    style = ' style="border-left:3px solid rgba(255, 190, 40, .9)"' if marked else ""
     number = f'<span class="dtl-muted">#{i}</span>'
     return f'<div class="dtl-row"{style}>{number} {badge(label)} {body}</div>'
 

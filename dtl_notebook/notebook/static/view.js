@@ -46,6 +46,11 @@ function timelineEntry(item, selected, onSelect) {
   top.appendChild(h("span", "dtl-tl-index", `#${item.index + 1}`));
   top.appendChild(h("span", "dtl-tl-provider", item.provider));
   if (item.loads) top.appendChild(h("span", "dtl-tl-loads", `+${item.loads}`));
+  for (const note of item.notes || []) {
+    const mark = h("span", "dtl-tl-note", note.text); // a fact, not a break: grey
+    mark.title = note.title;
+    top.appendChild(mark);
+  }
   if (item.break) top.appendChild(h("span", "dtl-tl-breakmark", "✕"));
   button.appendChild(top);
   button.appendChild(strip(item, item.total, "dtl-predicted"));
@@ -65,7 +70,8 @@ function timelineEntry(item, selected, onSelect) {
   button.title =
     `request ${item.index + 1}, turn ${item.turn + 1}, ${item.provider} ${item.model}, ` +
     `mode ${item.mode}${calls}\npredicted: cached ${item.cached}, written ${item.written}, ` +
-    `uncached ${item.uncached}${reported}` + (item.break ? `\ncache break: ${decoded}` : "");
+    `uncached ${item.uncached}${reported}` + (item.break ? `\ncache break: ${decoded}` : "") +
+    (item.notes || []).map((n) => `\n${n.text}: ${n.title}`).join("");
   button.addEventListener("click", () => onSelect(item.index));
   return button;
 }
@@ -77,12 +83,17 @@ function render({ model, el }) {
   const meta = h("span", "dtl-meta");
   const status = h("span", "dtl-status");
   const switcher = h("select", "dtl-switcher");
+  const full = h("button", "dtl-fullbtn", "full width");
+  full.type = "button";
+  full.title = "Stack the panes at full width, each as tall as its content";
+  full.addEventListener("click", () => full.classList.toggle("dtl-on", root.classList.toggle("dtl-full")));
   switcher.title = "Serialize the same session for another provider";
-  head.append(title, meta, status, switcher);
+  head.append(title, meta, status, switcher, full);
   const error = h("div", "dtl-error");
   const timeline = h("div", "dtl-timeline");
   const requestTitle = h("div", "dtl-request-title");
   const breakBox = h("div", "dtl-break");
+  const summaryBox = h("div", "dtl-summary");
   const panes = h("div", "dtl-panes");
   const bodies = {};
   for (const [name, label] of PANES) {
@@ -93,7 +104,7 @@ function render({ model, el }) {
     panes.appendChild(pane);
     bodies[name] = body;
   }
-  root.append(head, error, timeline, requestTitle, breakBox, panes);
+  root.append(head, error, timeline, requestTitle, breakBox, summaryBox, panes);
   el.appendChild(root);
 
   let items = [];
@@ -156,6 +167,7 @@ function render({ model, el }) {
     const data = model.get("panes") || {};
     requestTitle.textContent = data.title || "";
     breakBox.innerHTML = data.break || "";
+    summaryBox.innerHTML = data.summary || ""; // rendered and escaped in Python
     for (const [name] of PANES) bodies[name].innerHTML = data[name] || "";
     pinned = null;
     drawTimeline();

@@ -1,0 +1,156 @@
+"""The legend of the strips, marks and badges, and the session's cost in money."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from dtl_notebook.context.tokens import encoding_for
+from dtl_notebook.notebook.html import badge, esc
+from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, session_costs
+from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.theme import (
+    APPEND,
+    BREAK,
+    CARRIER,
+    LOAD,
+    MUTED,
+    cell_style,
+    grey_mark,
+    mark,
+    tinted,
+)
+
+# the strip colours of view.css, inline for the static legend
+STRIP = {
+    "cached": "var(--jp-success-color1, rgb(45, 164, 78))",
+    "written": "var(--jp-brand-color1, rgb(9, 105, 218))",
+    "uncached": "var(--jp-layout-color4, rgb(140, 149, 159))",
+}
+_TOOL_KINDS = ("tool_schema", "loaded_schema", "tool_summary")
+
+
+def _swatch(colour: str) -> str:
+    return (
+        f'<span style="display:inline-block;width:14px;height:6px;background:{colour};'
+        'border-radius:2px;vertical-align:middle"></span>'
+    )
+
+
+def legend_html() -> str:
+    """One collapsed line per family: the strips, the timeline marks, the badges."""
+    strips = " ".join(f"{_swatch(c)} {esc(name)}" for name, c in STRIP.items())
+    marks = " · ".join(
+        [
+            f"{mark('+5', LOAD)} tools loaded at a load point",
+            f'<span style="{tinted(BREAK, "padding:0 3px")}">✕</span> cache break (counted)',
+            f"{grey_mark('not cacheable yet')} below the model's minimum (not a break)",
+            f"{grey_mark('cold: new provider')} first request on a provider (not a break)",
+        ]
+    )
+    badges = " · ".join(
+        [
+            badge("carrier: tool_reference", CARRIER) + " carries a load point on the wire",
+            badge("load point: + tool", LOAD) + " where tools entered",
+            badge("defer_loading · loaded in history") + " sent, seen only from its load point",
+            badge("append (cache-safe)", APPEND) + " added after everything cached",
+            badge("cache break", BREAK) + " the first edit of the cached prefix",
+        ]
+    )
+    rows = "".join(
+        f"<div><b>{esc(title)}</b>: {body}</div>"
+        for title, body in (
+            ("Strips (predicted; thin: reported)", strips),
+            ("Marks", marks),
+            ("Badges", badges),
+        )
+    )
+    return f'<details class="dtl-legend"><summary>Legend</summary>{rows}</details>'
+
+
+def up_front_tokens(records: list[RequestRecord], registry: Iterable[Any]) -> list[int]:
+    """Per request, the tokens of the registered tools missing from its model context."""
+    tools = list(registry)
+    counted: dict[tuple[str, str], dict[str, int]] = {}
+    out = []
+    for rec in records:
+        sizes = counted.get((rec.provider, rec.model))
+        if sizes is None:
+            counter = encoding_for(rec.provider, rec.model)
+            sizes = {
+                t.name: counter.count(
+                    json.dumps(
+                        {"name": t.name, "description": t.description, "input": t.parameters},
+                        ensure_ascii=False,
+                    )
+                )
+                for t in tools
+            }
+            counted[(rec.provider, rec.model)] = sizes
+        seen = {s.label for s in rec.context.segments if s.kind in _TOOL_KINDS}
+        out.append(sum(n for name, n in sizes.items() if name not in seen))
+    return out
+
+
+def costs_for(
+    records: list[RequestRecord],
+    registry: Iterable[Any] | None = None,
+    table: PriceTable | None = None,
+) -> Costs:
+    extra = up_front_tokens(records, registry) if registry is not None else None
+    return session_costs(records, table or PriceTable.default(), extra)
+
+
+def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> str:
+    """One request's input cost and what caching saved on it, with the price's source."""
+    price = (table or PriceTable.default()).find(rec.model)
+    if price is None:
+        return f'<span style="color:{MUTED}">cost: no price listed for {esc(rec.model)}</span>'
+    entry = rec.cache
+    cost = price.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
+    saved = price.cost(entry.total_tokens, 0, 0) - cost
+    saving = f"saved {dollars(saved)} by caching" if saved >= 0 else f"{dollars(-saved)} more"
+    hint = (
+        f"${price.input:g} / MTok input, cached read x{price.cache_read:g}, "
+        f"write x{price.cache_write:g}: {price.source}"
+    )
+    return (
+        f'<span class="dtl-cost" title="{esc(hint)}">this request: input {dollars(cost)} · '
+        f"{esc(saving)}</span>"
+    )
+
+
+def costs_html(costs: Costs, table: PriceTable | None = None, models: Iterable[str] = ()) -> str:
+    """The session's input cost, what caching saved, and the all-tools-up-front figure."""
+    if not costs.priced:
+        return f'<p style="color:{MUTED}">Cost: no price listed for these models.</p>'
+    parts = [
+        f"input cost {dollars(costs.total)} as sent",
+        f"{dollars(costs.uncached)} with nothing cached",
+        f"saved {dollars(costs.saved)} by caching",
+    ]
+    if costs.up_front is not None:
+        parts.append(f"{dollars(costs.up_front)} with every registered tool sent up front")
+    table = table or PriceTable.default()
+    sources = []
+    for model in dict.fromkeys(models):
+        price = table.find(model)
+        if price is not None:
+            sources.append(
+                f'<tr><td style="{cell_style()}"><code>{esc(price.model)}</code></td>'
+                f'<td style="{cell_style()}">${price.input:g} / MTok input · read x'
+                f"{price.cache_read:g} · write x{price.cache_write:g}</td>"
+                f'<td style="{cell_style()}">{esc(price.source)}</td></tr>'
+            )
+    listing = (
+        '<table style="border-collapse:collapse;font-size:11px">' + "".join(sources) + "</table>"
+        if sources
+        else ""
+    )
+    unpriced = len(costs.per_request) - costs.priced
+    note = f" ({unpriced} request(s) of unlisted models left out)" if unpriced else ""
+    return (
+        f'<details class="dtl-costs"><summary><b>Cost</b>: {esc(" · ".join(parts) + note)}'
+        f"</summary>{listing}</details>"
+    )
