@@ -54,7 +54,11 @@ def test_pydantic_ai_plays_the_workload_and_keeps_the_prefix(tools: list, peer: 
     if provider == "anthropic":
         marked = "cache_control" in json.dumps(bodies[0])
         assert marked == cache  # pydantic-ai sets breakpoints only with its `cache` opt-in
-        assert (figures["retention_analyzer"] > 0.9) == cache
+        # without breakpoints Anthropic caches nothing: the analyzer reads nothing back (a
+        # finding about the client, not a break on every request)
+        assert (sum(e.cached_tokens for e in outcome.entries[1:]) > 0) == cache
+        if cache:
+            assert figures["retention_analyzer"] > 0.9
 
 
 def test_overhead_has_one_figure_per_request(tools: list) -> None:
