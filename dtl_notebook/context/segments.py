@@ -39,7 +39,7 @@ KINDS = (
     "message",
     "tool_result",
     "loaded_schema",
-    "not_seen",  # sent, but dropped by the provider before the model saw it: 0 tokens
+    "tool_withdrawn",  # a tool the model may no longer call from here on (its definition stays)  # sent, but dropped by the provider before the model saw it: 0 tokens
 )
 # Segments the provider frames one by one (role markers, block delimiters).
 FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})

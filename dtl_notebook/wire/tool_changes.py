@@ -203,18 +203,33 @@ def fold(
     return out
 
 
+WITHDRAWN_LINE = "Tools no longer available from here on (calls to them will be rejected): "
+
+
+OFFERED_LINE = "Tools available from here on: "
+
+
+def withdrawn_in(text: str, line_start: str = WITHDRAWN_LINE) -> list[str]:
+    """The tool names a notice written by `notice` withdraws (with `OFFERED_LINE`: offers
+    again); none in any other text."""
+    if "<tool_changes>" not in text:
+        return []
+    names: list[str] = []
+    for line in text.splitlines():
+        if line.startswith(line_start):
+            names += [n.strip() for n in line.removeprefix(line_start).split(",")]
+    return [n for n in names if n]
+
+
 def notice(change: Change, aliased: bool) -> list[str]:
     """The lines that tell the model about a change in text (soft removal): what was
     withdrawn, what is offered again, and under which name a redefinition is called."""
     lines = []
     if change.removed:
-        lines.append(
-            "Tools no longer available from here on (calls to them will be rejected): "
-            + ", ".join(change.removed)
-        )
+        lines.append(WITHDRAWN_LINE + ", ".join(change.removed))
     again = [a.name for a in change.added if not a.redefinition]
     if again:
-        lines.append("Tools available from here on: " + ", ".join(again))
+        lines.append(OFFERED_LINE + ", ".join(again))
     redefined = [a for a in change.added if a.redefinition]
     for added in redefined:
         if aliased and added.alias != added.name:
