@@ -269,17 +269,21 @@ class _Builder:
         changes, profile = self.tool_changes, self.profile
         shown = [tool_json(t) for t in changes.initial if t.name not in deferred]
         later = [*deferred.items(), *self.plan.retired.items()]
-        tail = [tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later]
-        declared = {t["name"] for t in [*shown, *tail]}
+        loaded = {n: tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later}
+        declared = {t["name"] for t in shown}
+        tail: list[JSON] = []  # in the order the transcript declared them: the list only grows
         extra: list[JSON] = []
-        if self.changes != "by_value":
-            for added in changes.fresh():
-                name = added.alias if added.version > 1 else added.name
-                if name in declared:
-                    continue
-                declared.add(name)
-                spec = added.spec.model_copy(update={"name": name})
-                extra.append(tool_json(spec, deferred=self.changes == "by_reference"))
+        for name, spec in changes.later:
+            if name in declared:
+                continue
+            if name in loaded:
+                tail.append(loaded[name])
+            elif self.changes != "by_value":  # by value, the system message defines it
+                renamed = spec if spec.name == name else spec.model_copy(update={"name": name})
+                extra.append(tool_json(renamed, deferred=self.changes == "by_reference"))
+                tail.append(extra[-1])
+            declared.add(name)
+        tail += [t for n, t in loaded.items() if n not in declared]
         if self.changes == "soft" and extra:
             self.notes.append(
                 f"{profile.model} takes no tool changes in system messages: tool(s) "
@@ -294,12 +298,10 @@ class _Builder:
                     "request: sending all tools as immediate"
                 )
             plain = [{k: v for k, v in t.items() if k != "defer_loading"} for t in tail]
-            tools = [*shown, *plain, *(t for t in extra if not t.get("defer_loading"))]
-            return tools, "full_list", False
-        immediate_extra = [t for t in extra if not t.get("defer_loading")]
-        deferred_extra = [t for t in extra if t.get("defer_loading")]
-        shown += immediate_extra
-        return shown + self._placeholder(shown) + tail + deferred_extra, "tool_reference", True
+            return [*shown, *plain], "full_list", False
+        # without tool changes in system messages a new immediate tool still changes what the
+        # model is shown, at the end of the list (the note above says so)
+        return shown + self._placeholder(shown) + tail, "tool_reference", True
 
     def _placeholder(self, immediate: list[JSON]) -> list[JSON]:
         """The never-called deferred placeholder, after the immediate tools. None without an

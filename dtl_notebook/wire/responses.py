@@ -180,15 +180,7 @@ class _Builder:
             if self.load_mode == "tool_search":
                 tools.append(self._loader_declaration())
             return tools
-        loaded = [*split.deferred.items(), *self.plan.retired.items()]
-        specs = [*changes.initial, *(self.plan.loaded_snapshot(n) or t for n, t in loaded)]
-        seen = {t.name for t in specs}
-        for added in changes.fresh():
-            name = added.alias if added.version > 1 else added.name
-            if name not in seen:
-                seen.add(name)
-                specs.append(self._renamed(added.spec, name))
-        return [function_json(t) for t in specs]
+        return [function_json(t) for t in changes.declared_list()]
 
     def _renamed(self, spec: ToolSpec, name: str) -> ToolSpec:
         return spec if name == spec.name else spec.model_copy(update={"name": name})

@@ -78,6 +78,9 @@ class ToolChanges:
     aliases: dict[str, str] = field(default_factory=dict)  # versioned name -> real name
     first: dict[str, ToolSpec] = field(default_factory=dict)  # each name's first definition
     order: list[str] = field(default_factory=list)  # the declaration order
+    # every declaration after the start, in transcript order: the name it is declared under
+    # (versioned for a redefinition) and its definition; markers' loads included
+    later: list[tuple[str, ToolSpec]] = field(default_factory=list)
     # real name -> [(message index from which on, the versioned name in force)]
     _versions_at: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
 
@@ -86,20 +89,15 @@ class ToolChanges:
         return [a for c in self.changes.values() for a in c.added if a.new]
 
     def declared_list(self) -> list[ToolSpec]:
-        """Every definition ever declared, for a provider without deferral: each name's first
-        definition in declaration order, then the redefinitions under their versioned names
-        (in the order of their changes), so the list only grows at its end."""
-        specs = [self.first[n] for n in self.order if n in self.first]
+        """Every definition ever declared, for a provider without deferral: the initial tools
+        in declaration order, then each later one where the transcript first declared it (a
+        redefinition under its versioned name), so the list only grows at its end."""
+        specs = list(self.initial)
         seen = {s.name for s in specs}
-        for name, spec in self.first.items():  # declared by a change only, never activated
+        for name, spec in self.later:
             if name not in seen:
-                specs.append(spec)
                 seen.add(name)
-        specs += [
-            a.spec.model_copy(update={"name": a.alias})
-            for a in self.fresh()
-            if a.version > 1 and a.alias not in seen
-        ]
+                specs.append(spec if spec.name == name else spec.model_copy(update={"name": name}))
         return specs
 
     def wire_name(self, name: str, position: int) -> str:
@@ -162,6 +160,7 @@ def fold(
                 versions[event.name] = [spec]
                 wire[event.name] = event.name
                 last[event.name] = 1
+                out.later.append((event.name, spec))
             continue
         entry = out.changes.get(event.position)
         if entry is None:
@@ -182,6 +181,8 @@ def fold(
             new = number > len(known)
             if new:
                 known.append(spec)
+                named = event.name if number == 1 else versioned(event.name, number, taken)
+                out.later.append((named, spec))
             latest = last.get(event.name) == number
             last[event.name] = number
             alias = event.name if number == 1 else versioned(event.name, number, taken)
