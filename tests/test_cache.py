@@ -74,7 +74,7 @@ def test_non_append_activation_keeps_the_cache_where_the_model_can_say_so(
     entry = analyze(_swap_requests(provider, model))[1]
     if model == "claude-sonnet-4-6":
         assert entry.cache_break is not None and entry.cache_break.involved == ["+add"]
-        assert entry.cache_break.where == "tools.2"
+        assert entry.cache_break.where == "tools.3"  # after the placeholder
     else:
         assert entry.cache_break is None, entry.cache_break
         assert entry.cached_tokens == entry.best_cached_tokens > 0

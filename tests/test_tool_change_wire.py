@@ -187,7 +187,10 @@ def test_anthropic_by_value_keeps_tools_fixed_and_validates_with_the_inline_beta
     system = request.payload["messages"][-2:]
     blocks = [b for m in system for b in m["content"]]
     assert [m["role"] for m in system] == ["system", "system"]
-    assert blocks[0] == {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "alpha"}}
+    assert blocks[0] == {
+        "type": "tool_removal",
+        "tool": {"type": "tool_reference", "name": "alpha"},
+    }
     assert blocks[1]["tool"] == {"type": "tool_reference", "name": "beta"}
     assert blocks[2]["tool"]["type"] == "tool_definition"
     assert blocks[2]["tool"]["definition"]["description"] == "The beta tool, version 2."
@@ -246,7 +249,9 @@ def test_model_context_shows_the_removal_and_the_new_definition(provider: str, m
     ctx = model_context(build_request(s, provider, model))
     withdrawn = [seg.label for seg in ctx.segments if seg.kind == "tool_withdrawn"]
     assert "alpha" in withdrawn
-    texts = " ".join(seg.text for seg in ctx.segments if seg.kind in ("loaded_schema", "tool_schema"))
+    texts = " ".join(
+        seg.text for seg in ctx.segments if seg.kind in ("loaded_schema", "tool_schema")
+    )
     assert "version 2" in texts
 
 

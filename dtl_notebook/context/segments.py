@@ -39,7 +39,8 @@ KINDS = (
     "message",
     "tool_result",
     "loaded_schema",
-    "tool_withdrawn",  # a tool the model may no longer call from here on (its definition stays)  # sent, but dropped by the provider before the model saw it: 0 tokens
+    "not_seen",  # sent, but dropped by the provider before the model saw it: 0 tokens
+    "tool_withdrawn",  # a tool the model may no longer call from here on (definition kept)
 )
 # Segments the provider frames one by one (role markers, block delimiters).
 FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})

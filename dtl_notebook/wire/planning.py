@@ -169,7 +169,9 @@ def _tool_changes(session: Session, messages: list[Message]) -> ToolChanges:
     registry = session.registry
 
     def definition(name: str) -> ToolSpec | None:
-        return registry[name] if name in registry else None  # a Tool is its own definition
+        if name not in registry:  # (the registry's get raises for an unknown name)
+            return None
+        return registry[name]  # a Tool is its own definition
 
     return fold(
         messages,

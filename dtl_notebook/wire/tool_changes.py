@@ -191,11 +191,12 @@ def fold(
             wire[event.name] = alias
             out._versions_at.setdefault(event.name, []).append((event.position, alias))
             redefinition = event.name in entry.removed or any(
-                event.name == w or out.aliases.get(w) == event.name
-                for w in entry.withdrawn_aliased
+                event.name == w or out.aliases.get(w) == event.name for w in entry.withdrawn_aliased
             )
             added = Added(event.name, spec, number, new, redefinition, alias, latest)
-            entry = Change(entry.index, entry.removed, (*entry.added, added), entry.withdrawn_aliased)
+            entry = Change(
+                entry.index, entry.removed, (*entry.added, added), entry.withdrawn_aliased
+            )
         out.changes[event.position] = entry
     out.changes = {i: c for i, c in out.changes.items() if c.removed or c.added}
     out.first = {n: v[0] for n, v in versions.items() if v}
