@@ -55,19 +55,35 @@ def test_chat_loading_a_tool_breaks_at_the_tools() -> None:
     assert report[2].cache_break is None and report[2].cached_tokens > 0
 
 
-def _swap_requests(provider: str, model: str) -> list:
+def _swap_requests(provider: str, model: str, **options: str) -> list:
     s = scenario.session()
     s.user("hello")
-    first = build_request(s, provider, model)
+    first = build_request(s, provider, model, **options)
     s.assistant("hi")
     s.set_active_tools(["tool_search", "add"])  # a swap, not an append
     s.user("add 2 and 3")
-    return [first, build_request(s, provider, model)]
+    return [first, build_request(s, provider, model, **options)]
 
 
 @pytest.mark.parametrize(("provider", "model"), CASES)
-def test_non_append_activation_breaks_at_tools(provider: str, model: str) -> None:
+def test_non_append_activation_keeps_the_cache_where_the_model_can_say_so(
+    provider: str, model: str
+) -> None:
+    """A swap is a removal (told, the definition kept) plus an addition where it happened: no
+    break, except where the new tool can only be declared top-level (a model without tool
+    changes in system messages), which breaks after the tools declared before."""
     entry = analyze(_swap_requests(provider, model))[1]
+    if model == "claude-sonnet-4-6":
+        assert entry.cache_break is not None and entry.cache_break.involved == ["+add"]
+        assert entry.cache_break.where == "tools.3"  # after the placeholder
+    else:
+        assert entry.cache_break is None, entry.cache_break
+        assert entry.cached_tokens == entry.best_cached_tokens > 0
+
+
+@pytest.mark.parametrize(("provider", "model"), CASES)
+def test_non_append_activation_rewritten_breaks_at_tools(provider: str, model: str) -> None:
+    entry = analyze(_swap_requests(provider, model, tool_changes="rewrite"))[1]
     assert entry.cache_break is not None
     assert entry.cache_break.cause == "tool_set_changed"
     assert set(entry.cache_break.involved) >= {"+add", "-read_file"}

@@ -50,9 +50,24 @@ def test_profile_flag_turns_the_placeholder_off() -> None:
 
 
 def test_no_placeholder_where_nothing_can_be_loaded() -> None:
-    s = Session(tools=doc_tools(), active=["get_weather", "get_time"], search=None)
+    tools = [t for t in doc_tools() if t.name in ("get_weather", "get_time")]
+    s = Session(tools=tools, active=["get_weather", "get_time"], search=None)
     s.user("hi")
     assert NAME not in tool_names(build_request(s, "anthropic", ANTHROPIC_MODEL).payload)
+
+
+def test_without_search_a_tool_run_load_keeps_the_cache_from_request_one() -> None:
+    """search=None with registered tools that a tool run can load: the placeholder is there
+    from the first request, so the first load only appends a deferred tool."""
+    s = Session(tools=doc_tools(), active=["read_file"], search=None)
+    s.user("hi")
+    first = build_request(s, "anthropic", ANTHROPIC_MODEL)
+    assert tool_names(first.payload) == ["read_file", NAME]
+    s.assistant(tool_calls=[ToolCall(id="r1", name="read_file", arguments={"path": "a"})])
+    s.tool_result("r1", "text", added_tool_names=["get_weather"])
+    second = build_request(s, "anthropic", ANTHROPIC_MODEL)
+    assert second.payload["tools"][:2] == first.payload["tools"]
+    assert tool_names(second.payload)[2:] == ["get_weather"]
     old = build_request(s, "anthropic", "claude-opus-4-1")  # no defer_loading support
     assert not any(t.get("defer_loading") for t in old.payload["tools"])
 

@@ -91,7 +91,9 @@ def test_tool_breakpoint_fixture_shape() -> None:
             "parameters": BREAKPOINT_TOOLS_DOC[0]["input_schema"],
         }
     )
-    s = Session(tools=tools, active=["get_weather", "get_time"], search=None)
+    # only these two registered: nothing else can be loaded later, so no deferred placeholder
+    shown = [t for t in tools if t.name in ("get_weather", "get_time")]
+    s = Session(tools=shown, active=["get_weather", "get_time"], search=None)
     s.user("What time is it in Paris, and how is the weather?")
     req = build_request(s, "anthropic", ANTHROPIC_MODEL)
     assert req.payload["tools"] == BREAKPOINT_TOOLS_DOC

@@ -105,6 +105,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState):
         self._queued: list[SystemUpdate] = []  # tool changes waiting for the end of a tool run
         self._timeline = ToolTimeline()
         self._initial_specs: dict[str, ToolSpec] = {}
+        self._declared_order: list[str] = []
         self._sources: list[ToolSource] = []  # e.g. MCP connections, synced between turns
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
@@ -139,6 +140,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState):
         scratch._queued = list(self._queued)
         scratch._timeline = ToolTimeline()
         scratch._initial_specs = dict(self._initial_specs)
+        scratch._declared_order = list(self._declared_order)
         scratch._sources = []  # a rehearsal never syncs the real MCP connections
         scratch._open = scratch._called = None
         return scratch

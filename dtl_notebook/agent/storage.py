@@ -30,7 +30,9 @@ class Stored(Protocol):
     @property
     def active_tools(self) -> list[str]: ...
 
-    def restore_active_tools(self, names: Iterable[str]) -> None: ...
+    def restore_active_tools(
+        self, names: Iterable[str], declared_order: Iterable[str] = ()
+    ) -> None: ...
 
     def activate(self, names: Iterable[str]) -> list[str]: ...
 
@@ -58,6 +60,9 @@ def dump_session(session: Stored) -> dict[str, Any]:
     initial = getattr(session, "_initial_specs", {})
     if initial:
         data["initial_tools"] = [t.model_dump(exclude_none=True) for t in initial.values()]
+    order = getattr(session, "_declared_order", [])
+    if order:  # frozen at a removal: withdrawn tools keep their places in requests
+        data["declared_order"] = list(order)
     return data
 
 
@@ -90,6 +95,7 @@ class SessionFile(BaseModel):
     sections: dict[str, StrictStr]
     messages: list[Message]
     initial_tools: list[ToolSpec] = []
+    declared_order: list[StrictStr] = []
 
 
 def session_from_dict(
@@ -176,7 +182,7 @@ def _rebuild_steps(
         yield f"messages[{i}]", partial(session.append, message)
     for i, name in enumerate(stored.active):
         yield f"active[{i}]", partial(session.registry.get, name)
-    yield "active", partial(session.restore_active_tools, stored.active)
+    yield "active", partial(session.restore_active_tools, stored.active, stored.declared_order)
     for i, spec in enumerate(stored.initial_tools):
         yield f"initial_tools[{i}]", partial(session._initial_specs.__setitem__, spec.name, spec)
 

@@ -38,6 +38,9 @@ class ToolSetChanges:
     _queued: list[SystemUpdate]
     _timeline: ToolTimeline
     _initial_specs: dict[str, ToolSpec]  # initial definitions replaced since (none recorded)
+    # the declaration order frozen at the first removal (empty before): a withdrawn tool keeps
+    # its place in the declared list, so request builders never reorder what was declared
+    _declared_order: list[str]
 
     if TYPE_CHECKING:
 
@@ -71,12 +74,18 @@ class ToolSetChanges:
         unknown = [n for n in wanted if n not in self.registry]
         if unknown:
             raise UnknownToolError(", ".join(unknown))
-        if self._running or not self.messages:  # on the tool's result / still the initial set
+        if not self.messages:  # still the initial set
+            self._active = wanted
+            return
+        if any(n not in wanted for n in self._active):
+            self._declared_order = self.declared_order  # a removal: freeze the places first
+        if self._running:  # recorded on the tool's result
             self._active = wanted
             return
         before = self.active_tools
         removed = [n for n in before if n not in wanted]
-        added = [n for n in wanted if n not in before]
+        # a name the transcript already offers (a marker just loaded it) is no addition
+        added = [n for n in wanted if n not in before and not self._offered(n)]
         if not removed:  # an append: only names the transcript has seen change need recording
             added = [n for n in added if self._has_history(n)]
         self._active = wanted
@@ -89,14 +98,30 @@ class ToolSetChanges:
         self.set_active_tools([*self._active, *new])
         return new
 
-    def restore_active_tools(self, names: Iterable[str]) -> None:
-        """Set the active set as a saved (or rolled back) session had it, recording nothing;
-        changes queued for the end of a tool run are dropped with the run."""
+    def restore_active_tools(
+        self, names: Iterable[str], declared_order: Iterable[str] = ()
+    ) -> None:
+        """Set the active set (and the frozen declaration order) as a saved (or rolled back)
+        session had it, recording nothing; changes queued for the end of a tool run are
+        dropped with the run."""
         wanted = list(dict.fromkeys(checks.name_list(names, "names")))
+        order = list(dict.fromkeys(checks.name_list(declared_order, "declared_order")))
         for name in wanted:
             self.registry.get(name)
         self._active = wanted
+        self._declared_order = order
         self._queued = []
+
+    @property
+    def declared_order(self) -> list[str]:
+        """Every tool name in the order a request declares it: the active order until the
+        first removal, then that order with later activations after it (a withdrawn tool
+        keeps its place)."""
+        frozen = self._declared_order
+        if not frozen:
+            return list(self._active)
+        seen = set(frozen)
+        return [*frozen, *(n for n in self._active if n not in seen)]
 
     def remove_tools(self, names: Iterable[str]) -> list[str]:
         """Withdraw active tools from the model (they stay registered); returns their names.
@@ -174,6 +199,16 @@ class ToolSetChanges:
         if self.timeline().events(name):
             return True
         return any(name in u.tools_removed or u.snapshot(name) for u in self._queued)
+
+    def _offered(self, name: str) -> bool:
+        """Whether the latest recorded change of `name` (queued ones included) offers it."""
+        for update in reversed(self._queued):
+            if update.snapshot(name) is not None:
+                return True
+            if name in update.tools_removed:
+                return False
+        last = self.timeline().last_change(name, len(self.messages))
+        return last is not None and last.added
 
     def _record(self, removed: list[str], added: list[ToolSpec]) -> None:
         self._queued.append(SystemUpdate(tools_removed=removed, tools_added=added))

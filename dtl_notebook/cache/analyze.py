@@ -8,10 +8,11 @@ per request is its new part plus one hash per segment.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
+from dtl_notebook.cache.change_savings import ChangeSaving, change_savings
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis, agreement, provider_diagnosis
 from dtl_notebook.cache.explain import (
     SYSTEM_KINDS,
@@ -73,6 +74,8 @@ class CacheEntry:
     # a fact, not a break: the request is shorter than the model's minimum cacheable prefix,
     # so none of it is written to the cache, e.g. "40 < 1024 tokens"
     below_minimum: str | None = None
+    # each tool change first carried here: its cost against a naive rewrite of the tools
+    change_savings: list[ChangeSaving] = field(default_factory=list)
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""
@@ -148,6 +151,7 @@ class CacheAnalyzer:
         self._previous: Earlier | None = None
         self._carried: Carried | None = None
         self._previous_deferred = False
+        self._changes: set[tuple[int, str]] = set()  # tool changes already paid for
 
     def add(
         self,
@@ -213,6 +217,10 @@ class CacheAnalyzer:
             if total < rule.min_tokens
             else None,
         )
+        if isinstance(request, WireRequest):
+            entry.change_savings = change_savings(
+                request.load_points, self._changes, ctx, rule, cached
+            )
         if response is not None:
             entry.reported = reported_usage(response, ctx.provider)
             entry.disagreement = _disagreement(entry, rule)

@@ -32,6 +32,7 @@ from dtl_notebook.context.media import (
     media_key,
 )
 from dtl_notebook.context.segments import Collector, block_text, dump, strip
+from dtl_notebook.wire.tool_changes import withdrawn_in
 
 _THINKING = ("thinking", "redacted_thinking")
 
@@ -114,11 +115,14 @@ def _message(
     if isinstance(content, str):
         kind = "system_patch" if role == "system" else "message"
         out.add(kind, content, f"messages.{m}.content", label=role, role=role)
+        withdrawn_marks(content, f"messages.{m}.content", out)
         return
     for b, block in enumerate(content or []):
         path = f"messages.{m}.content.{b}"
         btype = block.get("type")
-        if role == "system":
+        if btype in ("tool_addition", "tool_removal"):
+            _tool_change(block, path, by_name, out)
+        elif role == "system":
             out.add("system_patch", block_text(block), path, label="system", role=role)
         elif btype in _THINKING:
             _thinking(block, path, thinking_seen, out)
@@ -139,6 +143,32 @@ def _message(
                 )
         else:
             out.add("message", block_text(block), path, label=str(role), role=role)
+        if btype == "text":  # a tool change told in text (soft removal)
+            withdrawn_marks(str(block.get("text", "")), path, out)
+
+
+def _tool_change(block: Any, path: str, by_name: _ByName, out: Collector) -> None:
+    """A tool change in a system message: an added definition shown where it enters (by
+    value, or the declared tool a reference names), a removal as the tool withdrawn from here
+    on (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages)."""
+    tool = block.get("tool") or {}
+    if block.get("type") == "tool_removal":
+        name = str(tool.get("name") or tool.get("server_name") or "")
+        out.add("tool_withdrawn", block_text(block), path, label=name, role="system")
+    elif tool.get("type") == "tool_definition":
+        definition = tool.get("definition") or {}
+        text = dump(strip(definition, "cache_control", "defer_loading"))
+        name = str(definition.get("name", ""))
+        out.add("loaded_schema", text, path, label=name, load_point=path, role="system")
+    else:
+        out.add("system_patch", block_text(block), path, label="system", role="system")
+        _expand(tool.get("name"), path, path, by_name, out)
+
+
+def withdrawn_marks(text: str, path: str, out: Collector) -> None:
+    """A 0-token mark per tool a soft-removal notice withdraws, after the notice."""
+    for name in withdrawn_in(text):
+        out.add("tool_withdrawn", "", path, label=name, new_block=False, tokens=0)
 
 
 def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:

@@ -26,6 +26,7 @@ from dtl_notebook.context.content_rules import (
 )
 from dtl_notebook.context.media import billing, openai_image_tokens
 from dtl_notebook.context.openai_functions import count_as_declaration
+from dtl_notebook.context.render_anthropic import withdrawn_marks
 from dtl_notebook.context.segments import Collector, content_text, dump, strip
 
 _IMAGES = ("input_image", "image_url")
@@ -228,6 +229,7 @@ def _responses_item(
     elif kind == "message" and role in ("developer", "system"):
         text = content_text(item.get("content"))
         out.add("system_patch" if seen_message else "system", text, path, label=role, role=role)
+        withdrawn_marks(text, path, out)
     elif kind == "message":
         text, tokens = content_tokens(item.get("content"), out.model, out)
         out.add("message", text, path, label=str(role), role=role, tokens=tokens)
@@ -307,4 +309,6 @@ def _chat_system(m: int, message: dict[str, Any], role: Any, first: bool, out: C
             )
     else:
         kind = "system" if first else "system_patch"
-        out.add(kind, content_text(message.get("content")), path, label=role, role=role)
+        text = content_text(message.get("content"))
+        out.add(kind, text, path, label=role, role=role)
+        withdrawn_marks(text, path, out)

@@ -41,6 +41,7 @@ KINDS = (
     "tool_result",
     "loaded_schema",
     "not_seen",  # sent, but dropped by the provider before the model saw it: 0 tokens
+    "tool_withdrawn",  # a tool the model may no longer call from here on (definition kept)
 )
 # Segments the provider frames one by one (role markers, block delimiters).
 FRAMED_KINDS = frozenset({"system", "system_patch", "message", "tool_result"})

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dtl_notebook.context.model import ModelContext
+from dtl_notebook.wire.tool_changes import OFFERED_LINE, withdrawn_in
 
 SEARCH_TOOL_NAMES = {"tool_search", "tool_search_tool_bm25", "tool_search_tool_regex"}
 
@@ -63,11 +64,21 @@ def build_view(payload: dict[str, Any], provider: str, ctx: ModelContext) -> Vie
     """The emulated model's view of one request."""
     task, events = _conversation(payload, provider)
     view = View(task=task, events=events)
+    withdrawn: dict[str, VisibleTool] = {}  # definitions still declared, no longer offered
     for seg in ctx.segments:
         if seg.kind in ("tool_schema", "loaded_schema"):
             tool = _tool_from(seg.text)
             if tool is not None:
                 view.tools[tool.name] = tool
+                withdrawn.pop(tool.name, None)
+        elif seg.kind == "tool_withdrawn":
+            gone = view.tools.pop(seg.label, None)
+            if gone is not None:
+                withdrawn[seg.label] = gone
+        elif seg.kind in ("system_patch", "message"):  # offered again in text (soft removal)
+            for name in withdrawn_in(seg.text, OFFERED_LINE):
+                if name in withdrawn:
+                    view.tools[name] = withdrawn.pop(name)
         elif seg.kind == "tool_summary":
             data = json.loads(seg.text)
             view.searchable[str(data.get("name") or data.get("namespace"))] = str(

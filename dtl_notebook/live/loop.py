@@ -213,6 +213,7 @@ class Agent:
             list(self.session.messages),
             self.session.active_tools,
             copy.deepcopy(self.session.prompt),
+            list(self.session._declared_order),
         )
         cache_state = copy.deepcopy(self.cache)
         steps: list[Step] = []
@@ -221,7 +222,7 @@ class Agent:
             result = self._turn(text, steps, on_step)
         except BaseException as exc:
             self.session.messages[:] = saved[0]
-            self.session.restore_active_tools(saved[1])
+            self.session.restore_active_tools(saved[1], saved[3])
             self.session.prompt = saved[2]
             self.cache = cache_state
             where = f"step {len(steps) + 1}"
@@ -248,7 +249,7 @@ class Agent:
                 self.session, self.provider, self.model, **self._diagnostics(steps), **self.options
             )
             response = self.transport.send(request)
-            reply = parse_response(response, self.provider, self.model)
+            reply = parse_response(response, self.provider, self.model, request.aliases)
             context = model_context(request)
             entry = self.cache.add(request, response, context=context)
             step = Step(self.turns, request, response, reply, context, entry, state=state)

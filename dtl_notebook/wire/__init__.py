@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
@@ -18,7 +19,7 @@ from dtl_notebook.wire.modes import (
 )
 from dtl_notebook.wire.planning import plan
 from dtl_notebook.wire.profiles import ModelProfile, profile_for
-from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
+from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError, with_real_names
 from dtl_notebook.wire.request import LoadPoint, WireRequest
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
@@ -60,7 +61,10 @@ def build_request(
 
     `profile` overrides model capability flags (see ModelProfile). Provider options:
     anthropic `max_tokens`, `search`, `cache`, `ttl`; openai-responses `search`, `load_mode`,
-    `namespaces`; openai-chat and kimi `system_updates`. Any other keyword goes into the body.
+    `namespaces`; openai-chat and kimi `system_updates`; every provider `tool_changes` ("keep":
+    removals, additions and redefinitions keep the longest prefix the model allows; "rewrite":
+    the current list, for a definition the model must no longer see). Any other keyword goes
+    into the body.
     The payload is checked against the SDK request types in strict mode and the provider
     rules (WireValidationError) unless `validate=False`.
     """
@@ -83,14 +87,21 @@ def build_request(
     return request
 
 
-def parse_response(response: Any, provider: str, model: str | None = None) -> Reply:
+def parse_response(
+    response: Any,
+    provider: str,
+    model: str | None = None,
+    aliases: Mapping[str, str] | None = None,
+) -> Reply:
     """A provider response as a neutral Reply: an SDK object, a plain dict, the body as JSON
     text/bytes, or a streamed response (server-sent events as text/bytes, or a list of event
     dicts), which is accumulated first. An error body or error event raises ProviderError;
     a body that is not JSON, a stream cut short, or a text of several streams (see
-    parse_responses) raises ResponseFormatError naming where."""
+    parse_responses) raises ResponseFormatError naming where. `aliases` (the request's
+    `WireRequest.aliases`) maps calls to a versioned tool name back to the real name."""
     check_provider(provider)
-    return _parse(stream.response_body(response, provider), provider, model)
+    reply = _parse(stream.response_body(response, provider), provider, model)
+    return with_real_names(reply, aliases or {})
 
 
 def parse_responses(response: Any, provider: str, model: str | None = None) -> list[Reply]:

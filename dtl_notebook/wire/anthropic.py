@@ -54,6 +54,7 @@ from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
 from dtl_notebook.wire.request import JSON, LoadPoint, Plan, WireRequest, render_patch
 from dtl_notebook.wire.rules import split_references, tool_reference
+from dtl_notebook.wire.tool_changes import TOOL_CHANGES, Change, ToolChanges, notice, update_text
 
 PROVIDER = "anthropic"
 # the server tool search variants:
@@ -86,16 +87,19 @@ class _Walked(Keyed):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
-    KEY = ("profile", "search", "references", "first")
+    KEY = ("profile", "search", "references", "first", "changes")
 
     profile: ModelProfile
     search: str
     references: bool
     first: int
+    changes: str  # how tool changes are written: "by_value", "by_reference", "soft", "rewrite"
     load_points: list[LoadPoint] = field(default_factory=list)
     server_loaded: set[str] = field(default_factory=set)
     siblings: list[JSON] = field(default_factory=list)
     pending_system: list[JSON] = field(default_factory=list)
+    # the change each pending system message carries: (message index, names, kind)
+    pending_changes: list[tuple[int, list[str], str] | None] = field(default_factory=list)
     # the builder's block ends and how many of them are this state's (shared while appended to)
     block_ends: tuple[list[int], int] = ([], 0)
 
@@ -106,6 +110,7 @@ class _Walked(Keyed):
             server_loaded=set(self.server_loaded),
             siblings=list(self.siblings),
             pending_system=list(self.pending_system),
+            pending_changes=list(self.pending_changes),
         )
 
 
@@ -198,12 +203,21 @@ def _deferred_items(
 
 class _Builder:
     def __init__(
-        self, plan: Plan, profile: ModelProfile, search: str, registry: ToolRegistry
+        self,
+        plan: Plan,
+        profile: ModelProfile,
+        search: str,
+        registry: ToolRegistry,
+        changes: str = "rewrite",
     ) -> None:
         self.plan = plan
         self.registry = registry
         self.profile = profile
         self.search = search
+        self.changes = changes
+        empty = ToolChanges()
+        self.tool_changes = plan.tool_changes or empty if changes != "rewrite" else empty
+        self.pending_changes: list[tuple[int, list[str], str] | None] = []
         self.notes: list[str] = list(plan.notes)
         self.messages: list[JSON] = []
         self.load_points: list[LoadPoint] = []
@@ -219,6 +233,8 @@ class _Builder:
         immediate, deferred = list(split.immediate), dict(split.deferred)
         if self.search != "client":
             return self._native_tools(immediate, deferred)
+        if self.tool_changes.changes:
+            return self._declared_tools(deferred)
         full = [tool_json(t) for t in self.plan.full_list()]
         if not deferred and not self.plan.retired:
             if not profile.tool_reference:
@@ -244,13 +260,58 @@ class _Builder:
         shown = [tool_json(t) for t in immediate]
         return shown + self._placeholder(shown) + deferred_json, "tool_reference", True
 
+    def _declared_tools(self, deferred: dict[str, ToolSpec]) -> tuple[list[JSON], str, bool]:
+        """The tools of a session whose tool set changed: everything ever declared stays
+        declared, the initial tools first with their first definitions (a withdrawn one in its
+        place), then the placeholder, the deferred tools loaded at markers, and (by reference,
+        or without tool changes in system messages) the definitions the changes added, under
+        versioned names where a name was redefined."""
+        changes, profile = self.tool_changes, self.profile
+        shown = [tool_json(t) for t in changes.initial if t.name not in deferred]
+        later = [*deferred.items(), *self.plan.retired.items()]
+        loaded = {n: tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later}
+        declared = {t["name"] for t in shown}
+        tail: list[JSON] = []  # in the order the transcript declared them: the list only grows
+        extra: list[JSON] = []
+        for name, spec in changes.later:
+            if name in declared:
+                continue
+            if name in loaded:
+                tail.append(loaded[name])
+            elif self.changes != "by_value":  # by value, the system message defines it
+                renamed = spec if spec.name == name else spec.model_copy(update={"name": name})
+                extra.append(tool_json(renamed, deferred=self.changes == "by_reference"))
+                tail.append(extra[-1])
+            declared.add(name)
+        tail += [t for n, t in loaded.items() if n not in declared]
+        if self.changes == "soft" and extra:
+            self.notes.append(
+                f"{profile.model} takes no tool changes in system messages: tool(s) "
+                f"{[t['name'] for t in extra]} are declared after the others (tool prefix "
+                "changes: cache miss)"
+            )
+        references = profile.tool_reference and bool(shown)
+        if not references:
+            if not shown and profile.tool_reference:
+                self.notes.append(
+                    "every declared tool is deferred and Anthropic rejects an all-deferred "
+                    "request: sending all tools as immediate"
+                )
+            plain = [{k: v for k, v in t.items() if k != "defer_loading"} for t in tail]
+            return [*shown, *plain], "full_list", False
+        # without tool changes in system messages a new immediate tool still changes what the
+        # model is shown, at the end of the list (the note above says so)
+        return shown + self._placeholder(shown) + tail, "tool_reference", True
+
     def _placeholder(self, immediate: list[JSON]) -> list[JSON]:
         """The never-called deferred placeholder, after the immediate tools. None without an
         immediate tool (an all-deferred request is rejected), nor where nothing can be loaded
-        later (no tool_search tool and no deferred tool)."""
+        later: no deferred tool and every registered tool active already (a tool run, a
+        search or a tool change can load any other, so the first one keeps the cache)."""
         if not self.profile.deferred_placeholder or not immediate:
             return []
-        if not (self.plan.split.deferred or self.plan.retired or TOOL_SEARCH in self.registry):
+        loadable = len(self.registry) > len(self.plan.order) or TOOL_SEARCH in self.registry
+        if not (self.plan.split.deferred or self.plan.retired or loadable):
             return []
         if PLACEHOLDER["name"] in self.registry:
             self.notes.append(
@@ -304,8 +365,61 @@ class _Builder:
         build-with-claude/mid-conversation-system-messages), so they wait for the next user
         text."""
         if self.pending_system and self.messages and self.messages[-1]["role"] == "user":
-            self.messages.extend(self.pending_system)
-            self.pending_system = []
+            for message, change in zip(self.pending_system, self.pending_changes, strict=True):
+                self.messages.append(message)
+                if change is not None:
+                    index, names, kind = change
+                    path = f"messages.{len(self.messages) - 1}"
+                    self.load_points.append(LoadPoint(index, names, path, kind))
+            self.pending_system, self.pending_changes = [], []
+
+    def system_update(self, index: int, message: SystemUpdate | None, collapse: bool) -> None:
+        """A system update (or a tool run's swap, `message` None) as the strategy writes it:
+        a system message with the sections patch and tool_removal / tool_addition blocks, or
+        the changes told in text (soft removal: the definitions stay declared)."""
+        change = self.tool_changes.changes.get(index)
+        sections = dict(message.sections) if message is not None else {}
+        if change is None and (collapse or not sections):
+            return  # tool changes written as the current list (rewrite), or nothing to say
+        patch = render_patch(sections) if sections and not collapse else None
+        blocks: list[JSON] = []
+        told = self.changes in ("by_value", "by_reference")
+        if change is not None and told:
+            blocks = self._change_blocks(change)
+        lines = notice(change, self.changes != "by_value") if change and not told else []
+        text = update_text(patch, lines) or None
+        if collapse:  # no mid-conversation system messages: the notice is user text
+            if text:
+                self.flush_siblings()
+                self.add("user", [{"type": "text", "text": text}])
+                if change is not None:
+                    row = len(self.messages) - 1
+                    path = f"messages.{row}.content.{len(self.messages[row]['content']) - 1}"
+                    self.load_points.append(LoadPoint(index, change.names, path, change.kind))
+            return
+        content = ([{"type": "text", "text": text}] if text else []) + blocks
+        if not content:
+            return
+        self.pending_system.append({"role": "system", "content": content})
+        self.pending_changes.append((index, change.names, change.kind) if change else None)
+
+    def _change_blocks(self, change: Change) -> list[JSON]:
+        """tool_removal blocks, then tool_addition blocks: a reference to a declared tool, or
+        (by value) the definition itself, which keeps tools[] fixed and the name unchanged."""
+        by_value = self.changes == "by_value"
+        aliases = self.tool_changes.aliases
+        blocks: list[JSON] = []
+        for wire in change.withdrawn_aliased:
+            name = aliases.get(wire, wire) if by_value else wire
+            blocks.append({"type": "tool_removal", "tool": tool_reference_change(name)})
+        for added in change.added:
+            if by_value and (added.new or not added.latest):
+                definition = {"type": "tool_definition", "definition": tool_json(added.spec)}
+                blocks.append({"type": "tool_addition", "tool": definition})
+            else:
+                name = added.name if by_value else added.alias
+                blocks.append({"type": "tool_addition", "tool": tool_reference_change(name)})
+        return blocks
 
     def tool_result(self, index: int, message: ToolResultMessage, references: bool) -> None:
         specs = self.plan.loads.get(index, []) if references else []
@@ -356,8 +470,11 @@ class _Builder:
                     self.notes.append(
                         f"tool call {call.id!r} had invalid JSON arguments; sent as an empty input"
                     )
+                name = call.name
+                if self.changes in ("by_reference", "soft"):  # a redefined tool's new name
+                    name = self.tool_changes.wire_name(name, index)
                 blocks.append(
-                    {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                    {"type": "tool_use", "id": call.id, "name": name, "input": call.arguments}
                 )
             elif isinstance(part, NativePart):
                 if part.block.provider == PROVIDER and (
@@ -402,7 +519,7 @@ class _Builder:
     def build_messages(self, references: bool) -> None:
         plan = self.plan
         collapse = not self.profile.mid_conversation_system
-        settings = _Walked(self.profile, self.search, references, plan.first)
+        settings = _Walked(self.profile, self.search, references, plan.first, self.changes)
         start = plan.first
         resumed = _walks.find(plan, settings.key())
         if resumed is not None:
@@ -412,6 +529,7 @@ class _Builder:
             walked = resumed.state
             self.load_points, self.server_loaded = walked.load_points, walked.server_loaded
             self.siblings, self.pending_system = walked.siblings, walked.pending_system
+            self.pending_changes = walked.pending_changes
             ends, counted = walked.block_ends  # shared while only appended to
             self.block_ends = ends if len(ends) == counted else ends[:counted]
         notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
@@ -420,9 +538,7 @@ class _Builder:
             if not isinstance(message, ToolResultMessage):
                 self.flush_siblings()
             if isinstance(message, SystemUpdate):
-                if not collapse and message.sections:  # tool changes: the current list
-                    block = {"type": "text", "text": render_patch(dict(message.sections))}
-                    self.pending_system.append({"role": "system", "content": [block]})
+                self.system_update(index, message, collapse)
             elif isinstance(message, UserMessage):
                 self.add("user", _content(message.content))
             elif isinstance(message, AssistantMessage):
@@ -430,6 +546,8 @@ class _Builder:
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.tool_result(index, message, references)
+                if message.non_append_change is not None:
+                    self.system_update(index, None, collapse)
         self._close_blocks()
         state = replace(
             settings,
@@ -437,6 +555,7 @@ class _Builder:
             server_loaded=self.server_loaded,
             siblings=self.siblings,
             pending_system=self.pending_system,
+            pending_changes=self.pending_changes,
             block_ends=(self.block_ends, len(self.block_ends)),
         )
         frozen = resumed.frozen if resumed is not None else 0
@@ -478,6 +597,16 @@ class _Builder:
         previous_end = self._previous_request_blocks()
         if previous_end and total - previous_end > MAX_NEW_BLOCKS:
             self._mark(previous_end - 1, marker)
+        # an entry written on a trailing system message is never read again (the next request
+        # holds it before an assistant turn): the last breakpoint goes on the block before it
+        trailing = 0
+        for message in reversed(self.messages):
+            if message["role"] != "system":
+                break
+            trailing += len(message["content"])
+        if trailing and total > trailing:
+            self._mark(total - trailing - 1, marker)
+            return None
         if cache == "explicit" and total:
             self._mark(total - 1, marker)
             return None
@@ -517,6 +646,12 @@ class _Builder:
         return self.block_ends[last - 1] if last > 0 else 0
 
 
+def tool_reference_change(name: str) -> JSON:
+    """The tool a tool_addition / tool_removal names (`name`, where a tool_result's
+    reference says `tool_name`)."""
+    return {"type": "tool_reference", "name": name}
+
+
 def _server_search_block(data: JSON) -> bool:
     """A block of Anthropic's server-side tool search (other server tools, such as code
     execution or web search, are replayed in every search mode)."""
@@ -536,6 +671,7 @@ def build(
     ttl: str | None = None,
     diagnostics: bool | JSON = False,
     previous_response_id: str | None = None,
+    tool_changes: str = "keep",
     **params: Any,
 ) -> WireRequest:
     """The Messages request body. `search`: "client" (the session's tool_search tool),
@@ -543,10 +679,14 @@ def build(
     `cache`: "automatic" (top-level cache_control), "explicit" (a moving breakpoint on the
     last block) or "none". `diagnostics=True` asks for Anthropic's cache diagnostics against
     `previous_response_id` (the previous response's `msg_...` id; None on the first turn).
-    Other keyword arguments go into the body as they are."""
+    `tool_changes`: "keep" (removals, additions and redefinitions in system messages, by value
+    where the model takes the inline beta, else by reference, else told in text with the
+    definitions kept) or "rewrite" (the full current list: a miss, for a definition the model
+    must no longer see). Other keyword arguments go into the body as they are."""
     if cache not in CACHE_MODES:
         raise ValueError(f"cache must be one of {CACHE_MODES}, got {cache!r}")
-    builder = _Builder(plan, profile, search, registry)
+    changes = change_strategy(plan, profile, search, tool_changes)
+    builder = _Builder(plan, profile, search, registry, changes)
     tools, mode, references = builder.tools()
     builder.build_messages(references)
     system = builder.system()
@@ -564,9 +704,39 @@ def build(
     elif diagnostics:  # compared with the previous response (prompt caching page)
         payload["diagnostics"] = {"previous_message_id": previous_response_id}
     payload.update(params)
-    return WireRequest(
+    request = WireRequest(
         PROVIDER, profile.model, payload, mode, builder.load_points, builder.notes, profile
     )
+    if changes in ("by_reference", "soft"):  # calls to a versioned name map back
+        request.aliases = dict(builder.tool_changes.aliases)
+    return request
+
+
+def change_strategy(plan: Plan, profile: ModelProfile, search: str, tool_changes: str) -> str:
+    """How tool changes are written for this model: "by_value" (inline beta), "by_reference",
+    "soft" (told in text, definitions kept) or "rewrite" (the current list)."""
+    if tool_changes not in TOOL_CHANGES:
+        raise ValueError(f"tool_changes must be one of {TOOL_CHANGES}, got {tool_changes!r}")
+    changed = plan.tool_changes is not None and bool(plan.tool_changes.changes)
+    if tool_changes == "rewrite" or search != "client":
+        if changed and profile.refuses_tool_edits:
+            plan.notes.append(
+                f"{profile.model} refuses an edit of tools[] mid-session (preserved thinking): "
+                "tool changes are kept in system messages instead of rewriting the list"
+            )
+        elif changed and search != "client":
+            plan.notes.append(
+                "native tool search: tool changes resend the current list (tool prefix "
+                "changes: cache miss)"
+            )
+            return "rewrite"
+        else:
+            return "rewrite"
+    if profile.mid_conversation_system and profile.tool_changes_by_value:
+        return "by_value"
+    if profile.mid_conversation_system and profile.tool_changes_by_reference:
+        return "by_reference"
+    return "soft"
 
 
 def parse(response: Any, model: str | None = None) -> Reply:

@@ -34,6 +34,8 @@ def check_build_arguments(
     for name in TOKEN_LIMITS:
         if name in options:
             checks.positive_int(options[name], name)
+    if "tool_changes" in options:
+        checks.choice(options["tool_changes"], "tool_changes", ("keep", "rewrite"))
     namespaces = options.get("namespaces")
     if namespaces is not None:
         for key, text in checks.mapping(namespaces, "namespaces").items():

@@ -41,6 +41,7 @@ from dtl_notebook.wire.request import (
     arguments_json,
     render_patch,
 )
+from dtl_notebook.wire.tool_changes import TOOL_CHANGES, ToolChanges, notice, update_text
 
 PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
@@ -62,14 +63,15 @@ class _Walked(Keyed):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
-    KEY = ("provider", "system_updates", "first", "batches")
+    KEY = ("provider", "system_updates", "first", "batches", "changes")
 
     provider: str
     system_updates: str
     first: int
     batches: bool  # Kimi's tool declarations after each run of tool messages
+    changes: str  # "keep" (soft removal, changes where they happened) or "rewrite"
     batch: list[int] = field(default_factory=list)
-    loads: list[tuple[int, int, list[str]]] = field(default_factory=list)
+    loads: list[tuple[int, int, list[str], str]] = field(default_factory=list)
     marked: dict[str, None] = field(default_factory=dict)
     # each name a batch looked up: its active and retired definitions then, held weakly (an
     # active tool's implementation may hold the session, which must stay free to go)
@@ -115,14 +117,20 @@ def chat_messages(
     system_updates: str,
     notes: list[str],
     batch_tools: dict[str, ToolSpec] | None = None,
+    tool_changes: str = "keep",
 ) -> tuple[list[JSON], list[LoadPoint], set[str]]:
     """The messages array, its load points and the tool names they declare.
 
     With `batch_tools` (Kimi: the active tools by name), a `{"role": "system", "tools": [...]}`
     message follows each run of tool messages, declaring what that run's markers added (the
-    definition recorded at the marker, else the active or retired one)."""
+    definition recorded at the marker, else the active or retired one), and each tool change
+    declares its new definitions the same way. A change is told in a system message where it
+    happened (soft removal: every definition stays declared; the session refuses calls to a
+    withdrawn tool)."""
     if system_updates not in SYSTEM_UPDATES:
         raise ValueError(f"system_updates must be one of {SYSTEM_UPDATES}, got {system_updates!r}")
+    if tool_changes not in TOOL_CHANGES:
+        raise ValueError(f"tool_changes must be one of {TOOL_CHANGES}, got {tool_changes!r}")
     sections = plan.system
     if plan.later_updates and system_updates == "rerender":
         sections = plan.held
@@ -131,14 +139,14 @@ def chat_messages(
     head: list[JSON] = []
     if text:
         head.append(_system_message(text) if active() else {"role": "system", "content": text})
-    walk = _HistoryWalk(plan, provider, system_updates, batch_tools)
+    walk = _HistoryWalk(plan, provider, system_updates, batch_tools, tool_changes)
     first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
     walk.resume(notes)
     walk.run(notes, first_note)
     out = head + walk.out
     points = [
-        LoadPoint(index, names, f"messages.{len(head) + row}.tools")
-        for row, index, names in walk.loads
+        LoadPoint(index, names, f"messages.{len(head) + row}" + (".tools" * (kind == "load")), kind)
+        for row, index, names, kind in walk.loads
     ]
     return out, points, set(walk.marked)
 
@@ -158,13 +166,19 @@ class _HistoryWalk:
         provider: str,
         system_updates: str,
         batch_tools: dict[str, ToolSpec] | None,
+        changes: str = "keep",
     ) -> None:
         self.plan, self.provider, self.system_updates = plan, provider, system_updates
         self.batch_tools = batch_tools
-        self.settings = _Walked(provider, system_updates, plan.first, batch_tools is not None)
+        self.settings = _Walked(
+            provider, system_updates, plan.first, batch_tools is not None, changes
+        )
+        empty = ToolChanges()
+        self.tool_changes = plan.tool_changes or empty if changes == "keep" else empty
         self.out: list[JSON] = []
         self.batch: list[int] = []
-        self.loads: list[tuple[int, int, list[str]]] = []  # (row in out, index, names)
+        # (row in out, index, names, load point kind)
+        self.loads: list[tuple[int, int, list[str], str]] = []
         self.marked: dict[str, None] = {}
         # each tool name the batches looked up: its active and retired definitions then
         self.reads: dict[str, tuple[_Ref, _Ref]] = {}
@@ -198,12 +212,15 @@ class _HistoryWalk:
             if self.batch and not isinstance(message, ToolResultMessage):
                 self.flush()
             if isinstance(message, SystemUpdate):
+                patch = None
                 if self.system_updates == "append" and message.sections:
-                    out.append({"role": "system", "content": render_patch(dict(message.sections))})
+                    patch = render_patch(dict(message.sections))
+                self.change(index, patch)
             elif isinstance(message, UserMessage):
                 out.append({"role": "user", "content": _user_content(message.content)})
             elif isinstance(message, AssistantMessage):
-                out.append(_assistant(index, message, self.provider, notes))
+                wire = self.tool_changes.wire_name
+                out.append(_assistant(index, message, self.provider, notes, wire))
             elif isinstance(message, ToolResultMessage):
                 if any(isinstance(p, ImagePart) for p in message.content):  # tool messages: text
                     notes.append(
@@ -222,9 +239,33 @@ class _HistoryWalk:
         if self.batch:
             self.flush()
 
+    def change(self, index: int, patch: str | None) -> None:
+        """A system update's patch and tool change: told in a system message (the
+        definitions stay declared), Kimi's new definitions in a tool-bearing one after it."""
+        change = self.tool_changes.changes.get(index)
+        lines = notice(change, aliased=True) if change is not None else []
+        text = update_text(patch, lines)
+        if text:
+            self.out.append({"role": "system", "content": text})
+        if change is None:
+            return
+        fresh = [a for a in change.added if a.new]
+        if fresh and self.batch_tools is not None:
+            specs = [a.spec.model_copy(update={"name": a.alias}) for a in fresh]
+            self.out.append({"role": "system", "tools": [function_json(t) for t in specs]})
+        self.loads.append((len(self.out) - 1, index, change.names, change.kind))
+
     def flush(self) -> None:
-        """Close a run of tool messages (Kimi: declare the tools its markers added)."""
+        """Close a run of tool messages (Kimi: declare the tools its markers added); the
+        tool changes its runs made follow."""
         batch, self.batch = self.batch, []
+        self._flush_markers(batch)
+        for index in batch:
+            message = self.plan.messages[index]
+            if isinstance(message, ToolResultMessage) and message.non_append_change is not None:
+                self.change(index, None)
+
+    def _flush_markers(self, batch: list[int]) -> None:
         if self.batch_tools is None:
             return
         active, retired = self.batch_tools, self.plan.retired
@@ -243,10 +284,16 @@ class _HistoryWalk:
                     specs[name] = message.snapshot(name) or retired[name]
         if specs:
             self.out.append({"role": "system", "tools": [function_json(s) for s in specs.values()]})
-            self.loads.append((len(self.out) - 1, batch[-1], list(specs)))
+            self.loads.append((len(self.out) - 1, batch[-1], list(specs), "load"))
 
 
-def _assistant(index: int, message: AssistantMessage, provider: str, notes: list[str]) -> JSON:
+def _assistant(
+    index: int,
+    message: AssistantMessage,
+    provider: str,
+    notes: list[str],
+    wire: Callable[[str, int], str],
+) -> JSON:
     item: JSON = {"role": "assistant"}
     text = message.text
     if text:
@@ -260,7 +307,7 @@ def _assistant(index: int, message: AssistantMessage, provider: str, notes: list
                 {
                     "id": call.id,
                     "type": "function",
-                    "function": {"name": call.name, "arguments": arguments},
+                    "function": {"name": wire(call.name, index), "arguments": arguments},
                 }
             )
         elif isinstance(part, NativePart):
@@ -276,12 +323,24 @@ def _assistant(index: int, message: AssistantMessage, provider: str, notes: list
 
 
 def build(
-    plan: Plan, profile: ModelProfile, *, system_updates: str = "append", **params: Any
+    plan: Plan,
+    profile: ModelProfile,
+    *,
+    system_updates: str = "append",
+    tool_changes: str = "keep",
+    **params: Any,
 ) -> WireRequest:
-    """The Chat Completions body: the full active tool list, newest last."""
+    """The Chat Completions body: the full active tool list, newest last. `tool_changes`:
+    "keep" (soft removal: every definition ever declared stays, a redefinition is appended
+    under a versioned name, the model is told in a system message and the session refuses
+    calls to a withdrawn tool) or "rewrite" (the current list: a miss, hides a definition)."""
     notes = list(plan.notes)
-    messages, _, _ = chat_messages(plan, PROVIDER, system_updates, notes)
-    tools = plan.full_list()
+    messages, points, _ = chat_messages(
+        plan, PROVIDER, system_updates, notes, tool_changes=tool_changes
+    )
+    changes = plan.tool_changes if tool_changes == "keep" else None
+    keep = changes is not None and bool(changes.changes)
+    tools = changes.declared_list() if changes is not None and keep else plan.full_list()
     if plan.split.deferred:
         notes.append(
             "Chat Completions has no deferred-loading protocol: loaded tools are appended to the "
@@ -290,8 +349,24 @@ def build(
     payload: JSON = {"model": profile.model, "messages": messages}
     if tools:
         payload["tools"] = [function_json(t) for t in tools]
+    if keep and changes is not None:
+        choice = allowed_tools(profile, changes, len(plan.messages))
+        if choice is not None:
+            payload["tool_choice"] = choice
     payload.update(params)
-    return WireRequest(PROVIDER, profile.model, payload, "full_list", [], notes, profile)
+    request = WireRequest(PROVIDER, profile.model, payload, "full_list", points, notes, profile)
+    request.aliases = dict(changes.aliases) if keep and changes is not None else {}
+    return request
+
+
+def allowed_tools(profile: ModelProfile, changes: ToolChanges, end: int) -> JSON | None:
+    """Chat's `allowed_tools` tool choice over the visible tools, where the server honours it
+    (profile flag) and a declared tool is withdrawn."""
+    if not profile.allowed_tools or not (changes.withdrawn or changes.aliases):
+        return None
+    names = sorted(changes.wire_name(n, end) for n in changes.visible)
+    tools = [{"type": "function", "function": {"name": n}} for n in names]
+    return {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": tools}}
 
 
 def parse(response: Any, model: str | None = None, provider: str = PROVIDER) -> Reply:

@@ -25,6 +25,7 @@ from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.wire.request import Plan, same_definition
+from dtl_notebook.wire.tool_changes import ToolChanges, fold
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
@@ -158,9 +159,29 @@ def plan(session: Session) -> Plan:
             _PLANS.put_held(id(transcript), [transcript, *tools], kept)
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
+    the_plan.tool_changes = _tool_changes(session, messages)
     if rewrites is not None:
         the_plan.history = (transcript, rewrites)
     return the_plan
+
+
+def _tool_changes(session: Session, messages: list[Message]) -> ToolChanges:
+    registry = session.registry
+
+    def definition(name: str) -> ToolSpec | None:
+        if name not in registry:  # (the registry's get raises for an unknown name)
+            return None
+        return registry[name]  # a Tool is its own definition
+
+    return fold(
+        messages,
+        session.timeline(),
+        session.declared_order,
+        session.active_tools,
+        definition,
+        session._initial_specs.get,
+        registry.__contains__,
+    )
 
 
 def _resume(

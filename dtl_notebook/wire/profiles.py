@@ -7,7 +7,14 @@ caching (https://platform.openai.com/docs/guides/tools-tool-search,
 https://platform.openai.com/docs/guides/prompt-caching); mid-conversation system messages on
 Anthropic from the Claude Opus 4.8 release notes; the deferred placeholder from Claude Code
 2.1.304 and Pi, which measured a full miss at the first request carrying a `defer_loading` tool.
-A model not in these tables gets a conservative profile and a note.
+Tool changes in those messages (`tool_addition` / `tool_removal`, by reference or by value)
+and the models that take them:
+https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages; tools[]
+edits refused by Fable 5.1's preserved thinking:
+https://platform.claude.com/docs/en/build-with-claude/preserved-thinking. OpenAI's
+`allowed_tools` tool choice: https://platform.openai.com/docs/guides/function-calling.
+A model not in these tables gets a conservative profile and a note: its tool changes take the
+safe path (soft removal: the definition stays, the model is told, calls are refused locally).
 """
 
 from __future__ import annotations
@@ -52,6 +59,18 @@ _MID_CONVERSATION_SYSTEM = {
     ("mythos", "5.1"),
     ("sonnet", "5"),
 }
+# tool changes in system messages (the beta on the models of the system messages page)
+_TOOL_CHANGES = {
+    ("fable", "5.1"),
+    ("mythos", "5.1"),
+    ("fable", "5"),
+    ("mythos", "5"),
+    ("opus", "5.5"),
+    ("opus", "5"),
+    ("opus", "4.8"),
+}
+# editing tools[] mid-session is a 400 (preserved thinking), not a cache miss
+_REFUSES_TOOL_EDITS = {("fable", "5.1")}
 _MIN_CACHEABLE = {
     **dict.fromkeys(
         [("fable", "5.1"), ("mythos", "5.1"), ("opus", "5"), ("fable", "5"), ("mythos", "5")], 512
@@ -98,6 +117,18 @@ class ModelProfile(BaseModel):
     # Anthropic client search: declare a never-called deferred tool from the first request, so
     # the first real deferred tool does not change the hidden prompt (a full cache miss)
     deferred_placeholder: bool = True
+    # Anthropic system messages with tool_addition / tool_removal naming declared tools
+    tool_changes_by_reference: bool = False
+    # ... and with tool_definition (by value, `inline-tools-2026-09-15`): tools[] stays fixed
+    tool_changes_by_value: bool = False
+    # the provider answers an edit of tools[] mid-session with an error, not a miss
+    refuses_tool_edits: bool = False
+    # OpenAI tool_choice {"type": "allowed_tools"} over the top-level tools
+    allowed_tools: bool = False
+    # ... naming tools declared only in additional_tools items too (GPT-5.6 and later)
+    allowed_tools_loaded: bool = False
+    # a fixed tools[] of tool_search + one call_tool dispatcher (load_mode="bridge")
+    bridge: bool = False
 
 
 def _anthropic(model: str) -> dict[str, Any]:
@@ -112,6 +143,9 @@ def _anthropic(model: str) -> dict[str, Any]:
         "tool_reference": search,
         "native_tool_search": search,
         "mid_conversation_system": key in _MID_CONVERSATION_SYSTEM,
+        "tool_changes_by_reference": key in _TOOL_CHANGES,
+        "tool_changes_by_value": key in _TOOL_CHANGES,  # the Claude API takes the inline beta
+        "refuses_tool_edits": key in _REFUSES_TOOL_EDITS,
         "min_cacheable_tokens": _MIN_CACHEABLE.get(key, 4096),
         "exact_cache_boundary": True,
     }
@@ -119,7 +153,12 @@ def _anthropic(model: str) -> dict[str, Any]:
 
 def _openai(model: str, responses: bool) -> dict[str, Any]:
     match = _GPT.match(model)
-    flags: dict[str, Any] = {"mid_conversation_system": True, "cache_granularity": 128}
+    # the bridge needs nothing of the server but function tools (any OpenAI-compatible one)
+    flags: dict[str, Any] = {
+        "mid_conversation_system": True,
+        "cache_granularity": 128,
+        "bridge": not responses,
+    }
     if not match:
         return flags
     major, minor, variant = int(match[1]), int(match[2] or 0), match[3]
@@ -132,6 +171,8 @@ def _openai(model: str, responses: bool) -> dict[str, Any]:
         "native_tool_search": search,
         "additional_tools": search,
         "tool_search_items": search,
+        "allowed_tools": responses and major >= 5,
+        "allowed_tools_loaded": responses and new_cache,
         "cache_granularity": 1 if new_cache else 128,
         "exact_cache_boundary": new_cache,
     }
@@ -169,6 +210,7 @@ def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfi
             "known": model.startswith("kimi-"),
             "kimi_tools": True,
             "mid_conversation_system": True,
+            "bridge": True,
         }
     else:
         flags = _openai(model, responses=provider == "openai-responses")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.messages import AssistantMessage, ToolCall
+from dtl_notebook.agent.messages import AssistantMessage, ToolCall, ToolCallPart
 from dtl_notebook.agent.secrets import redact
 
 JSON = dict[str, Any]
@@ -32,6 +33,23 @@ class Reply:
     raw: JSON = field(default_factory=dict)
     refusal: str | None = None  # the model declined: its words (also a text part of `message`)
     incomplete_details: JSON | None = None  # why an OpenAI Responses reply stopped early
+
+
+def with_real_names(reply: Reply, aliases: Mapping[str, str]) -> Reply:
+    """The reply with calls to a versioned tool name (a redefinition the request could not
+    express in place, `WireRequest.aliases`) mapped back to the real name; the request
+    builders write the versioned name again where the call is replayed."""
+    if not aliases:
+        return reply
+    content = [
+        ToolCallPart(call=p.call.model_copy(update={"name": aliases[p.call.name]}))
+        if isinstance(p, ToolCallPart) and p.call.name in aliases
+        else p
+        for p in reply.message.content
+    ]
+    if all(a is b for a, b in zip(content, reply.message.content, strict=True)):
+        return reply
+    return replace(reply, message=reply.message.model_copy(update={"content": content}))
 
 
 class ProviderError(DtlError, RuntimeError):

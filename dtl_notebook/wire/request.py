@@ -31,18 +31,24 @@ from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.validate import required_betas
 
 if TYPE_CHECKING:
-    pass
+    from dtl_notebook.wire.tool_changes import ToolChanges
 
 JSON = dict[str, Any]
 
 
+LOAD_POINT_KINDS = ("load", "addition", "removal", "redefinition")
+
+
 @dataclass(frozen=True)
 class LoadPoint:
-    """Where deferred tools enter: after transcript message `message_index`, at `path`."""
+    """Where the tools the model sees change: after transcript message `message_index`, at
+    `path`. `kind`: "load" (deferred tools enter at a marker or a search), or a change of its
+    own: "addition", "removal" (`tools` withdrawn) or "redefinition" (`tools` redefined)."""
 
     message_index: int
     tools: list[str]
     path: str
+    kind: str = "load"
 
 
 @dataclass(repr=False)
@@ -57,6 +63,8 @@ class WireRequest:
     notes: list[str] = field(default_factory=list)
     profile: ModelProfile | None = None
     betas: list[str] = field(default_factory=list)  # anthropic-beta names the body needs
+    # versioned tool names the body declares -> the real names (calls are mapped back)
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.betas:
@@ -96,6 +104,7 @@ class Plan:
     retired: dict[str, ToolSpec] = field(default_factory=dict)  # loaded, then deactivated
     held: dict[str, str] = field(default_factory=dict)  # every SystemUpdate applied, in order
     later_updates: int = 0  # SystemUpdates after `first`
+    tool_changes: ToolChanges | None = None  # removals, additions, redefinitions (planning)
     _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
     # the transcript planned and its `rewrites`, where builders may resume earlier work on it
     history: tuple[list[Message], int] | None = field(default=None, repr=False, compare=False)

@@ -52,6 +52,7 @@ from dtl_notebook.wire.request import (
     render_patch,
     stable_id,
 )
+from dtl_notebook.wire.tool_changes import TOOL_CHANGES, ToolChanges, notice, update_text
 
 PROVIDER = "openai-responses"
 LOADER_DESCRIPTION = (
@@ -65,12 +66,13 @@ class _Walked(Keyed):
     """The input walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
-    KEY = ("profile", "search", "load_mode", "first")
+    KEY = ("profile", "search", "load_mode", "first", "changes")
 
     profile: ModelProfile
     search: str
     load_mode: str
     first: int
+    changes: str  # "keep" (changes where they happened) or "rewrite" (the current list)
     load_points: list[LoadPoint] = field(default_factory=list)
     hosted_loaded: set[str] = field(default_factory=set)
     search_calls: set[str] = field(default_factory=set)
@@ -127,9 +129,13 @@ class _Builder:
         load_mode: str,
         registry: ToolRegistry,
         namespaces: dict[str, str],
+        changes: str = "rewrite",
     ) -> None:
         self.plan, self.profile, self.search = plan, profile, search
         self.load_mode, self.registry, self.namespaces = load_mode, registry, namespaces
+        self.changes = changes
+        empty = ToolChanges()
+        self.tool_changes = plan.tool_changes or empty if changes == "keep" else empty
         self.notes: list[str] = list(plan.notes)
         self.input: list[JSON] = []
         self.load_points: list[LoadPoint] = []
@@ -138,6 +144,9 @@ class _Builder:
 
     def tools(self) -> list[JSON]:
         split = self.plan.split
+        changes = self.tool_changes
+        if changes.changes and self.search == "client":
+            return self._declared_tools()
         if self.load_mode == "full_list":
             return [function_json(t) for t in self.plan.full_list()]
         immediate = list(split.immediate)
@@ -158,6 +167,72 @@ class _Builder:
         if self.load_mode == "tool_search":
             tools.append(self._loader_declaration())
         return tools
+
+    def _declared_tools(self) -> list[JSON]:
+        """The top-level tools of a session whose tool set changed: the initial tools with
+        their first definitions, a withdrawn one in its place (soft removal and
+        `allowed_tools` keep the list stable). In the full list, the tools loaded at markers
+        follow, then every definition the changes added (a redefinition under a versioned
+        name)."""
+        changes, split = self.tool_changes, self.plan.split
+        if self.load_mode != "full_list":
+            tools = [function_json(t) for t in changes.initial if t.name not in split.deferred]
+            if self.load_mode == "tool_search":
+                tools.append(self._loader_declaration())
+            return tools
+        return [function_json(t) for t in changes.declared_list()]
+
+    def _renamed(self, spec: ToolSpec, name: str) -> ToolSpec:
+        return spec if name == spec.name else spec.model_copy(update={"name": name})
+
+    def change(self, index: int) -> None:
+        """A tool change where it happened: a developer notice of what was withdrawn or
+        redefined, and the new definitions in an `additional_tools` item (or a completed search
+        pair); a versioned name where a name is redefined. `allowed_tools` (top level, outside
+        the cached prefix) keeps the model to what it may call now."""
+        change = self.tool_changes.changes.get(index)
+        if change is None:
+            return
+        fresh = [a for a in change.added if a.new]
+        lines = notice(change, aliased=True)
+        if lines:
+            text = update_text(None, lines)
+            self.input.append({"role": "developer", "content": text})
+        if fresh and self.load_mode != "full_list":
+            specs = [self._renamed(a.spec, a.alias if a.version > 1 else a.name) for a in fresh]
+            names = [t.name for t in specs]
+            if self.load_mode == "additional_tools":
+                item = {"type": "additional_tools", "role": "developer"}
+                self.input.append({**item, "tools": [function_json(t) for t in specs]})
+            else:
+                call_id = stable_id("dtl_tool_change_", str(index), ",".join(names))
+                self.input.extend(_search_pair(call_id, specs))
+        self.load_points.append(
+            LoadPoint(index, change.names, f"input.{len(self.input) - 1}", change.kind)
+        )
+
+    def allowed_tools(self, tools: list[JSON]) -> JSON | None:
+        """`tool_choice` restricting calls to the visible tools, where a declared tool is
+        withdrawn (or an old version of a redefined one still declared), None otherwise, or
+        where the model cannot name a tool declared outside the top-level list."""
+        changes = self.tool_changes
+        if not changes.changes or not self.profile.allowed_tools:
+            return None
+        if not changes.withdrawn and not changes.aliases:
+            return None
+        end = len(self.plan.messages)
+        names = sorted(changes.wire_name(n, end) for n in changes.visible)
+        top = {t.get("name") for t in tools}
+        if not self.profile.allowed_tools_loaded and any(n not in top for n in names):
+            self.notes.append(
+                f"{self.profile.model} takes allowed_tools over top-level tools only and some "
+                "visible tools were loaded later: withdrawn tools are told in text only"
+            )
+            return None
+        allowed: list[JSON] = [{"type": "function", "name": n} for n in names]
+        if any(t.get("type") == "tool_search" for t in tools):
+            allowed.append({"type": "tool_search"})
+        return {"type": "allowed_tools", "mode": "auto", "tools": allowed}
 
     def _loader_declaration(self) -> JSON:
         """The client tool_search declaration that the synthetic search pairs need (client
@@ -182,7 +257,7 @@ class _Builder:
             {"type": "tool_search"},
         ]
 
-    def call(self, call: ToolCall) -> JSON:
+    def call(self, call: ToolCall, index: int) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
             self.search_calls.add(call.id)
             return {
@@ -199,7 +274,7 @@ class _Builder:
         item: JSON = {
             "type": "function_call",
             "call_id": call.id,
-            "name": call.name,
+            "name": self.tool_changes.wire_name(call.name, index),
             "arguments": arguments,
         }
         if call.namespace:  # a namespaced call carries the namespace beside the plain name
@@ -245,24 +320,7 @@ class _Builder:
             # a completed client search pair: the output answers its call by call_id, and the
             # id is derived from the names so that the bytes never change
             call_id = stable_id("dtl_tool_load_", message.call_id, ",".join(names))
-            self.input.append(
-                {
-                    "type": "tool_search_call",
-                    "call_id": call_id,
-                    "execution": "client",
-                    "status": "completed",
-                    "arguments": {"query": " ".join(names), "limit": len(names)},
-                }
-            )
-            self.input.append(
-                {
-                    "type": "tool_search_output",
-                    "call_id": call_id,
-                    "execution": "client",
-                    "status": "completed",
-                    "tools": [function_json(s, True) for s in specs],
-                }
-            )
+            self.input.extend(_search_pair(call_id, specs))
         self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
 
     def assistant(self, index: int, message: AssistantMessage) -> None:
@@ -271,7 +329,7 @@ class _Builder:
                 if part.text:
                     self.input.append({"role": "assistant", "content": part.text})
             elif isinstance(part, ToolCallPart):
-                self.input.append(self.call(part.call))
+                self.input.append(self.call(part.call, index))
             elif isinstance(part, NativePart):
                 hosted_item = part.block.type.startswith("tool_search") and (
                     part.block.data.get("execution") == "server"
@@ -309,7 +367,7 @@ class _Builder:
 
     def build_input(self) -> None:
         plan = self.plan
-        settings = _Walked(self.profile, self.search, self.load_mode, plan.first)
+        settings = _Walked(self.profile, self.search, self.load_mode, plan.first, self.changes)
         start = plan.first
         resumed = _walks.find(plan, settings.key())
         if resumed is not None:
@@ -323,15 +381,17 @@ class _Builder:
         for index in range(start, len(plan.messages)):
             message = plan.messages[index]
             if isinstance(message, SystemUpdate):
-                if message.sections:  # tool changes: the current list, for now
+                if message.sections:
                     text = render_patch(dict(message.sections))
                     self.input.append({"role": "developer", "content": text})
+                self.change(index)
             elif isinstance(message, UserMessage):
                 self.input.append({"role": "user", "content": _user_content(message.content)})
             elif isinstance(message, AssistantMessage):
                 self.assistant(index, message)
             elif isinstance(message, ToolResultMessage):
                 self.result(index, message)
+                self.change(index)
         state = replace(
             settings,
             load_points=self.load_points,
@@ -343,6 +403,26 @@ class _Builder:
             len(plan.messages), self.input, state, self.notes[notes_before:], frozen
         )
         _walks.keep(plan, checkpoint)  # keeps a copy of the state
+
+
+def _search_pair(call_id: str, specs: list[ToolSpec]) -> list[JSON]:
+    """A completed client search pair loading `specs` (its output answers its call)."""
+    names = [s.name for s in specs]
+    call: JSON = {
+        "type": "tool_search_call",
+        "call_id": call_id,
+        "execution": "client",
+        "status": "completed",
+        "arguments": {"query": " ".join(names), "limit": len(names)},
+    }
+    output: JSON = {
+        "type": "tool_search_output",
+        "call_id": call_id,
+        "execution": "client",
+        "status": "completed",
+        "tools": [function_json(s, True) for s in specs],
+    }
+    return [call, output]
 
 
 def _hosted_items(
@@ -432,6 +512,7 @@ def build(
     namespaces: dict[str, str] | None = None,
     diagnostics: bool = False,
     previous_response_id: str | None = None,
+    tool_changes: str = "keep",
     **params: Any,
 ) -> WireRequest:
     """The Responses request body.
@@ -441,8 +522,20 @@ def build(
     `load_mode` forces "additional_tools", "tool_search" or "full_list". `namespaces` gives
     namespace descriptions. `diagnostics=True` asks for OpenAI's prompt cache diagnostics
     against `previous_response_id` (`prompt_cache_options.comparison_response_id`; GPT-5.6 and
-    later). Other keyword arguments go into the body as they are.
+    later). `tool_changes`: "keep" (a removal told in a developer message and enforced with
+    `allowed_tools` where the model takes it, new definitions where they happened, a redefined
+    tool under a versioned name) or "rewrite" (the current list: a miss). Other keyword
+    arguments go into the body as they are.
     """
+    if tool_changes not in TOOL_CHANGES:
+        raise ValueError(f"tool_changes must be one of {TOOL_CHANGES}, got {tool_changes!r}")
+    changed = plan.tool_changes is not None and bool(plan.tool_changes.changes)
+    if changed and search != "client" and tool_changes == "keep":
+        plan.notes.append(
+            "native tool search: tool changes resend the current list (tool prefix changes: "
+            "cache miss)"
+        )
+        tool_changes = "rewrite"
     if search != "client" and not profile.native_tool_search:
         raise ValueError(
             f"{profile.model} does not support OpenAI tool_search; "
@@ -454,22 +547,27 @@ def build(
             f"{profile.model} supports neither additional_tools nor tool_search items: sending "
             "the full active list (tool prefix changes: cache miss)"
         )
-    builder = _Builder(plan, profile, search, mode, registry, namespaces or {})
+    builder = _Builder(plan, profile, search, mode, registry, namespaces or {}, tool_changes)
     tools = builder.tools()
     builder.build_input()
+    choice = builder.allowed_tools(tools)
     payload: JSON = {"model": profile.model}
     if plan.system:
         payload["instructions"] = render_sections(plan.system)
     payload["input"] = builder.input
     if tools:
         payload["tools"] = tools
+    if choice is not None:
+        payload["tool_choice"] = choice
     payload.update(params)
     if diagnostics:
         _request_diagnostics(payload, profile, previous_response_id, builder.notes)
     label = {"hosted": "native_hosted", "native-client": "native_client"}.get(search, mode)
-    return WireRequest(
+    request = WireRequest(
         PROVIDER, profile.model, payload, label, builder.load_points, builder.notes, profile
     )
+    request.aliases = dict(builder.tool_changes.aliases)
+    return request
 
 
 def _request_diagnostics(
