@@ -46,6 +46,15 @@ def _history_part(provider: str, payload: dict) -> list:
     return payload["input"] if provider == "openai-responses" else payload["messages"]
 
 
+def _unmarked(value: object) -> object:
+    """`value` without its cache_control marks (the last breakpoint moves as history grows)."""
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
+
+
 def _continued(s: Session) -> Session:
     s.assistant("It is sunny in Paris.")
     s.user("Thanks!")
@@ -104,8 +113,14 @@ def test_removing_a_loaded_tool_keeps_its_load_point(
     s.set_active_tools(["tool_search", "read_file"])
     after = build_request(s, provider, model, **options)
 
-    assert _history_part(provider, after.payload) == _history_part(provider, before.payload)
-    assert after.load_points == before.load_points
+    # the removal is an event of its own after the history, which stays as it was (but for
+    # the moving breakpoint) with its load points
+    old, new = (_history_part(provider, r.payload) for r in (before, after))
+    assert len(new) == len(old) + 1
+    assert _unmarked(new[: len(old)]) == _unmarked(old)
+    assert after.load_points[:-1] == before.load_points
+    removal = after.load_points[-1]
+    assert (removal.kind, removal.tools) == ("removal", ["get_weather"])
     assert any("history keeps their load points" in n for n in after.notes)
     if provider == "anthropic":
         # the reference still resolves: the recorded definition stays, deferred
@@ -115,17 +130,16 @@ def test_removing_a_loaded_tool_keeps_its_load_point(
         assert after.payload.get("tools") == before.payload.get("tools")
 
 
-def test_removed_tool_leaves_the_full_lists_and_a_later_call_is_an_error() -> None:
+def test_removed_tool_stays_declared_on_chat_and_a_later_call_is_refused() -> None:
     s = _continued(searched_session())
+    before = tool_names(build_request(s, "openai-chat", CHAT_MODEL).payload)
     s.set_active_tools(["tool_search", "read_file"])
-    assert tool_names(build_request(s, "openai-chat", CHAT_MODEL).payload) == [
-        "tool_search",
-        "read_file",
-    ]
-    # the model may still call it (its definition is in history): an error result, no crash
+    # soft removal: Chat Completions has no way to withdraw a tool without rewriting tools[]
+    assert tool_names(build_request(s, "openai-chat", CHAT_MODEL).payload) == before
+    # the model may still call it (its definition is in the prefix): refused locally
     s.assistant(tool_calls=[ToolCall(id="late", name="get_weather", arguments={"location": "X"})])
     result = s.execute(s.pending_calls()[0])
-    assert result.is_error and "not active" in result.text
+    assert result.is_error and "removed" in result.text
     for provider, request in build_all(s).items():
         assert request.payload, provider
 

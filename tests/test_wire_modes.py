@@ -146,7 +146,9 @@ def test_unsupported_model_without_deferred_tools_reports_full_list() -> None:
 def test_all_deferred_falls_back_to_all_immediate_with_a_note() -> None:
     s = searched_session()
     s.set_active_tools(["get_weather"])  # only the loaded tool is left
-    req = build_request(s, "anthropic", ANTHROPIC_MODEL)
+    # removed tools stay declared by default; a rewrite drops them and leaves only deferred ones
+    assert build_request(s, "anthropic", ANTHROPIC_MODEL).mode == "tool_reference"
+    req = build_request(s, "anthropic", ANTHROPIC_MODEL, tool_changes="rewrite")
     assert req.mode == "full_list"
     assert any("every active tool is deferred" in n for n in req.notes)
     # the deferred placeholder stays (it keeps the hidden deferred-tool prompt constant)
@@ -230,7 +232,13 @@ def test_patch_is_a_system_message_on_a_supporting_model() -> None:
     assert req.payload["system"] == before.payload["system"]
     assert req.payload["system"] == [{"type": "text", "text": "You are a helpful agent."}]
     messages = req.payload["messages"]
-    assert messages[-2] == {"role": "user", "content": [{"type": "text", "text": "Now in Lyon?"}]}
+    # the last breakpoint stays on the user text: one on a trailing system message is never read
+    assert messages[-2] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "Now in Lyon?", "cache_control": {"type": "ephemeral"}}
+        ],
+    }
     assert messages[-1] == {
         "role": "system",
         "content": [
@@ -277,7 +285,11 @@ def test_patch_after_tool_results_is_placed_after_the_user_text() -> None:
     messages = req.payload["messages"]
     assert _system_placement_ok(messages), json.dumps(messages, indent=1)
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "system"]
-    assert messages[2]["content"][-1] == {"type": "text", "text": "Also: the time?"}
+    assert messages[2]["content"][-1] == {
+        "type": "text",
+        "text": "Also: the time?",
+        "cache_control": {"type": "ephemeral"},  # not on the trailing system message
+    }
     s.assistant("Sure.")
     s.user("And Berlin?")  # records the second patch
     messages = build_request(s, "anthropic", ANTHROPIC_MODEL).payload["messages"]

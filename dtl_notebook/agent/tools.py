@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from dtl_notebook._reuse.frozen import freeze
-from dtl_notebook._reuse.registry import memoized
+from dtl_notebook._reuse.registry import Memo, active, memoized
 from dtl_notebook.agent.checks import surrogate_problem, type_error, unicode_json
 from dtl_notebook.agent.errors import InvalidArgumentError, ToolDefinitionError, UnknownToolError
 
@@ -189,3 +190,19 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return list(self._tools)
+
+
+def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
+    """Whether two tools define the same thing (a Tool's implementation is not part of it);
+    equal to comparing their `spec()`s without re-validating the schemas. Tools are immutable,
+    so the answer for a pair of objects is remembered (while the second one lives)."""
+    found = _SAME_DEFINITIONS.owned((id(a), id(b)), b)
+    if found is not None and found[0]() is a:
+        return bool(found[1])
+    same = all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
+    if active():
+        _SAME_DEFINITIONS.put_owned((id(a), id(b)), b, (weakref.ref(a), same))
+    return same
+
+
+_SAME_DEFINITIONS = Memo("definition comparisons")  # (ids) -> (ref to b, (ref to a, same))

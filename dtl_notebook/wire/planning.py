@@ -23,8 +23,8 @@ from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
-from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.request import Plan, same_definition
+from dtl_notebook.agent.tools import ToolSpec, same_definition
+from dtl_notebook.wire.request import Plan
 from dtl_notebook.wire.tool_changes import ToolChanges, fold
 
 if TYPE_CHECKING:

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook._reuse.body_text import body_text
 from dtl_notebook._reuse.frozen import thaw
-from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook.agent.messages import (
     Message,
 )
@@ -127,22 +125,6 @@ class Plan:
         tools = {t.name: t for t in [*self.split.immediate, *self.split.deferred.values()]}
         rank = {name: i for i, name in enumerate(self.order)}
         return sorted(tools.values(), key=lambda t: rank.get(t.name, len(rank)))
-
-
-def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
-    """Whether two tools define the same thing (a Tool's implementation is not part of it);
-    equal to comparing their `spec()`s without re-validating the schemas. Tools are immutable,
-    so the answer for a pair of objects is remembered (while the second one lives)."""
-    found = _SAME_DEFINITIONS.owned((id(a), id(b)), b)
-    if found is not None and found[0]() is a:
-        return bool(found[1])
-    same = all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
-    if active():
-        _SAME_DEFINITIONS.put_owned((id(a), id(b)), b, (weakref.ref(a), same))
-    return same
-
-
-_SAME_DEFINITIONS = Memo("definition comparisons")  # (ids) -> (ref to b, (ref to a, same))
 
 
 def render_patch(patch: dict[str, str | None]) -> str:

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 
 from dtl_notebook.agent.messages import Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.tool_timeline import ToolTimeline, message_events
-from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.request import same_definition
+from dtl_notebook.agent.tools import ToolSpec, same_definition
 
 TOOL_CHANGES = ("keep", "rewrite")
 VERSION_MARK = "__v"
