@@ -10,9 +10,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtl_notebook.agent.bridge import CALL_TOOL, read_carried
 from dtl_notebook.context.model import ModelContext
 
 SEARCH_TOOL_NAMES = {"tool_search", "tool_search_tool_bm25", "tool_search_tool_regex"}
+# the tools a model uses to reach others, never a task's tool itself
+REACHING_TOOLS = {*SEARCH_TOOL_NAMES, CALL_TOOL}
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,13 @@ class View:
     events: list[Event] = field(default_factory=list)
 
     def callable_tools(self) -> list[VisibleTool]:
-        return [t for n, t in self.tools.items() if n not in SEARCH_TOOL_NAMES]
+        return [t for n, t in self.tools.items() if n not in REACHING_TOOLS]
+
+    @property
+    def dispatcher(self) -> bool:
+        """Whether the tools found reach the model as definitions to call through `call_tool`
+        (the bridge) rather than as tools of their own."""
+        return CALL_TOOL in self.tools
 
 
 def _tool_from(text: str) -> VisibleTool | None:
@@ -68,6 +77,10 @@ def build_view(payload: dict[str, Any], provider: str, ctx: ModelContext) -> Vie
             tool = _tool_from(seg.text)
             if tool is not None:
                 view.tools[tool.name] = tool
+        elif seg.kind == "system_patch":  # the bridge withdraws tools in a system message
+            carried = read_carried(seg.text)
+            for name in carried[1] if carried else []:
+                view.tools.pop(name, None)
         elif seg.kind == "tool_summary":
             data = json.loads(seg.text)
             view.searchable[str(data.get("name") or data.get("namespace"))] = str(
@@ -139,11 +152,14 @@ def _conversation(payload: dict[str, Any], provider: str) -> tuple[str, list[Eve
                 user(_text(message.get("content")))
             for tc in message.get("tool_calls") or []:
                 function = tc.get("function") or {}
-                call(
-                    tc["id"],
+                name, arguments = (
                     function.get("name", ""),
                     json.loads(function.get("arguments") or "{}"),
                 )
+                inner = arguments.get("name") if isinstance(arguments, dict) else None
+                if name == CALL_TOOL and isinstance(inner, str):  # the bridge: the inner call
+                    name, arguments = inner, arguments.get("arguments")
+                call(tc["id"], name, arguments)
             if message.get("role") == "tool":
                 result(message.get("tool_call_id", ""), _text(message.get("content")))
     return task, events

@@ -47,6 +47,8 @@ SYSTEM_UPDATES = ("append", "rerender")
 
 
 _Ref = Callable[[], ToolSpec | None]
+# what a builder sends for a SystemUpdate besides its section patch (the bridge's carriers)
+Carrier = Callable[[SystemUpdate], list[JSON]]
 
 
 def _none() -> None:
@@ -62,12 +64,13 @@ class _Walked(Keyed):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
-    KEY = ("provider", "system_updates", "first", "batches")
+    KEY = ("provider", "system_updates", "first", "batches", "carrier")
 
     provider: str
     system_updates: str
     first: int
     batches: bool  # Kimi's tool declarations after each run of tool messages
+    carrier: Carrier | None = None
     batch: list[int] = field(default_factory=list)
     loads: list[tuple[int, int, list[str]]] = field(default_factory=list)
     marked: dict[str, None] = field(default_factory=dict)
@@ -115,8 +118,12 @@ def chat_messages(
     system_updates: str,
     notes: list[str],
     batch_tools: dict[str, ToolSpec] | None = None,
+    carrier: Carrier | None = None,
 ) -> tuple[list[JSON], list[LoadPoint], set[str]]:
     """The messages array, its load points and the tool names they declare.
+
+    With `carrier`, each SystemUpdate also sends the messages it returns (after the update's
+    section patch).
 
     With `batch_tools` (Kimi: the active tools by name), a `{"role": "system", "tools": [...]}`
     message follows each run of tool messages, declaring what that run's markers added (the
@@ -131,7 +138,7 @@ def chat_messages(
     head: list[JSON] = []
     if text:
         head.append(_system_message(text) if active() else {"role": "system", "content": text})
-    walk = _HistoryWalk(plan, provider, system_updates, batch_tools)
+    walk = _HistoryWalk(plan, provider, system_updates, batch_tools, carrier)
     first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
     walk.resume(notes)
     walk.run(notes, first_note)
@@ -158,10 +165,13 @@ class _HistoryWalk:
         provider: str,
         system_updates: str,
         batch_tools: dict[str, ToolSpec] | None,
+        carrier: Carrier | None = None,
     ) -> None:
         self.plan, self.provider, self.system_updates = plan, provider, system_updates
-        self.batch_tools = batch_tools
-        self.settings = _Walked(provider, system_updates, plan.first, batch_tools is not None)
+        self.batch_tools, self.carrier = batch_tools, carrier
+        self.settings = _Walked(
+            provider, system_updates, plan.first, batch_tools is not None, carrier
+        )
         self.out: list[JSON] = []
         self.batch: list[int] = []
         self.loads: list[tuple[int, int, list[str]]] = []  # (row in out, index, names)
@@ -200,6 +210,8 @@ class _HistoryWalk:
             if isinstance(message, SystemUpdate):
                 if self.system_updates == "append" and message.sections:
                     out.append({"role": "system", "content": render_patch(dict(message.sections))})
+                if self.carrier is not None:
+                    out.extend(self.carrier(message))
             elif isinstance(message, UserMessage):
                 out.append({"role": "user", "content": _user_content(message.content)})
             elif isinstance(message, AssistantMessage):

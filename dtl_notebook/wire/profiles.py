@@ -98,6 +98,9 @@ class ModelProfile(BaseModel):
     # Anthropic client search: declare a never-called deferred tool from the first request, so
     # the first real deferred tool does not change the hidden prompt (a full cache miss)
     deferred_placeholder: bool = True
+    # load_mode="bridge" offered: a fixed tool_search + call_tool dispatcher (Chat Completions
+    # protocols; any model name, as OpenAI-compatible servers run models of their own)
+    bridge: bool = False
 
 
 def _anthropic(model: str) -> dict[str, Any]:
@@ -119,7 +122,11 @@ def _anthropic(model: str) -> dict[str, Any]:
 
 def _openai(model: str, responses: bool) -> dict[str, Any]:
     match = _GPT.match(model)
-    flags: dict[str, Any] = {"mid_conversation_system": True, "cache_granularity": 128}
+    flags: dict[str, Any] = {
+        "mid_conversation_system": True,
+        "cache_granularity": 128,
+        "bridge": not responses,
+    }
     if not match:
         return flags
     major, minor, variant = int(match[1]), int(match[2] or 0), match[3]
@@ -169,6 +176,7 @@ def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfi
             "known": model.startswith("kimi-"),
             "kimi_tools": True,
             "mid_conversation_system": True,
+            "bridge": True,
         }
     else:
         flags = _openai(model, responses=provider == "openai-responses")
