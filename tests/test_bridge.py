@@ -16,7 +16,7 @@ from dtl_notebook.agent.bridge import CALL_TOOL, enable_bridge, read_carried
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.context.model import model_context
 from dtl_notebook.live import Agent, KeywordPolicy, ScriptedPolicy
-from dtl_notebook.live.load_modes import compare_load_modes
+from dtl_notebook.live.load_modes import LoadModeWatch, compare_load_modes
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.modes import ModeConflictError
 
@@ -223,3 +223,19 @@ def test_the_model_context_shows_initial_tools_and_withdrawals() -> None:
     assert loaded == ["t0", "t5"]
     change = request.payload["messages"][-2]
     assert change["role"] == "system" and read_carried(change["content"]) == ([], ["t5"])
+
+
+def test_a_watched_run_gives_the_figures_of_a_later_comparison() -> None:
+    s = Session(system="You are a careful assistant. " * 400, tools=[_tool(n) for n in NAMES])
+    steps = [{"search": "t2"}, {"call": "t2", "arguments": {"key": "k"}}, {"text": "done"}]
+    agent = Agent(s, "kimi", "kimi-k2", load_mode="bridge", policy=ScriptedPolicy(steps * 2))
+    watch = LoadModeWatch(agent, [None, "bridge"])
+    agent.run("first")
+    s.remove_tools(["t2"])
+    agent.run("second")
+    watched = watch.comparison()
+    assert watched.rows == compare_load_modes(agent, [None, "bridge"]).rows
+    assert [r.mode for r in watched.rows] == ["kimi", "bridge"]
+    s.registry.unregister("t2")
+    with pytest.raises(InvalidArgumentError, match=r"\['t2'\] .* LoadModeWatch"):
+        compare_load_modes(agent)
