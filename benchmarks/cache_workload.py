@@ -1,7 +1,8 @@
 """The cache workload: one 40-turn conversation that discovers 12 tools, run under every
 strategy side by side, on the demo catalog and on a 2,000-tool catalog.
 
-Strategies: every dtl deferred mode, Chat's full-list resend and Kimi; all tools up front;
+Strategies: every dtl deferred mode, Chat's full-list resend, Kimi, and the bridge (a fixed
+tool_search + call_tool pair) on both; all tools up front;
 per-step top-k rebinding and accumulate-top-k (langgraph-bigtool style); and pydantic-ai's own
 tool search (`pydantic_peer.py`). Figures come from the request bytes (prefix_metrics) and are
 cross-checked against dtl's CacheAnalyzer token predictions; a disagreement is flagged.
@@ -62,7 +63,11 @@ STRATEGIES = (
     ),
     Strategy("dtl responses hosted search", "openai-responses", GPT, {"search": "hosted"}),
     Strategy("dtl chat full list on activation", "openai-chat", CHAT),
+    Strategy(
+        "dtl chat bridge (tool_search + call_tool)", "openai-chat", CHAT, {"load_mode": "bridge"}
+    ),
     Strategy("dtl kimi system tools", "kimi", KIMI),
+    Strategy("dtl kimi bridge", "kimi", KIMI, {"load_mode": "bridge"}),
     Strategy("all tools up front (anthropic)", "anthropic", SONNET, binding="all"),
     Strategy(f"per-step top-{TOP_K} rebinding (anthropic)", "anthropic", SONNET, binding="top-k"),
     Strategy(f"accumulate top-{TOP_K} (anthropic)", "anthropic", SONNET, binding="accumulate"),

@@ -27,6 +27,7 @@ from dtl_notebook.wire import build_request
 sys.path.insert(0, str(Path(__file__).parent))
 from agent_overhead import overhead_rows
 from cache_workload import workload_tables
+from change_workload import change_rows
 from results_table import machine, markdown
 from workload_script import CATALOGS
 from workloads import WORDS, catalog, long_session
@@ -176,10 +177,11 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=1) as pool:
         peers = _start_peers(pool)
         tables = workload_tables({title: build() for title, build in CATALOGS.items()})
+        changes = markdown("Change-heavy workload, 60-tool catalog", change_rows())
         for title, future in peers.items():
             tables[title] += future.result()
     sections = [markdown(f"Cache workload, {title}", rows) for title, rows in tables.items()]
-    for section in sections:
+    for section in [*sections, changes]:
         print(section)
     summary = _first_request_summary(tables["2,000-tool catalog"])
     print(summary)
@@ -195,6 +197,12 @@ def main() -> None:
             "## Cache workload (40 turns, 12 discoveries)",
             *sections,
             summary,
+            "## Change-heavy workload (40 turns, 20 tool-list changes)",
+            "Every other turn the list changes as an MCP `list_changed` would (a tool offered, "
+            "redefined or withdrawn in turn), made with the session's own neutral events "
+            "(`registry.register`, `redefine_tool`, `remove_tools`) rather than a server process. "
+            "Full-list resend rewrites `tools[]` at each change; the bridge keeps it fixed.",
+            changes,
             "## The view at scale (Anthropic client search, ~2,000 tools)",
             view,
         ]

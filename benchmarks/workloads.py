@@ -45,3 +45,43 @@ def long_session(tools: list[Tool], turns: int) -> Session:
         session.execute(call)
         session.assistant(f"done {i}")
     return session
+
+
+# -- the change-heavy workload: the tool list changes under the agent every other turn --------
+CHANGE_TURNS, CHANGES = 40, 20
+CHANGE_KINDS = ("add", "redefine", "remove")  # one MCP list change each, in turn
+
+
+def change_catalog(n: int = 60, seed: int = 11) -> tuple[list[Tool], list[Tool]]:
+    """The registry a change-heavy session starts with, and the tools a server offers later."""
+    tools = catalog(n + CHANGES, seed)
+    return tools[:n], tools[n:]
+
+
+def apply_change(session: Session, kind: str, reserve: list[Tool]) -> tuple[str, str]:
+    """One tool-list change, as an MCP `list_changed` would record it: a new tool registered
+    (deferred: found by a later search), or an active tool redefined or withdrawn (each a
+    neutral SystemUpdate). Returns (kind done, tool name); with no active tool to change, a
+    tool is added instead."""
+    found = [n for n in session.active_tools if n not in ("tool_search", "call_tool")]
+    if kind == "redefine" and found:
+        old = session.registry[found[0]]
+        new = Tool(
+            old.name,
+            description=old.description + " (revised)",
+            parameters=dict(old.parameters),
+            execute=old.execute,
+        )
+        session.redefine_tool(new)
+        return kind, old.name
+    if kind == "remove" and found:
+        session.remove_tools([found[0]])
+        return kind, found[0]
+    tool = reserve.pop(0)
+    session.registry.register(tool)
+    return "add", tool.name
+
+
+def arguments_for(tool: Tool) -> dict[str, str]:
+    """Deterministic arguments for a catalog tool (every parameter is a string)."""
+    return {name: f"{name}-value" for name in tool.parameters.get("properties", {})}

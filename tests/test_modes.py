@@ -15,6 +15,7 @@ from dtl_notebook.live.warmup import ROOTS
 from dtl_notebook.wire import anthropic
 from dtl_notebook.wire.modes import (
     ENGINES,
+    LOAD_MODE_PROVIDERS,
     LOAD_MODES,
     NATIVE_SEARCH,
     PROVIDERS,
@@ -55,12 +56,19 @@ def test_check_modes_accepts_exactly_what_a_provider_takes(provider: str) -> Non
             with pytest.raises(ModeConflictError, match=f"search='{search}' does not apply"):
                 check_modes(provider, search)
     for load_mode in LOAD_MODES:
-        if provider == "openai-responses":
+        if provider in LOAD_MODE_PROVIDERS[load_mode]:
             check_modes(provider, None, load_mode)
         else:
             with pytest.raises(ModeConflictError) as info:
                 check_modes(provider, None, load_mode)
             assert (info.value.field, info.value.value) == ("load_mode", load_mode)
+
+
+def test_every_load_mode_names_its_providers() -> None:
+    assert set(LOAD_MODE_PROVIDERS) == set(LOAD_MODES)
+    assert LOAD_MODE_PROVIDERS["bridge"] == ("openai-chat", "kimi")
+    with pytest.raises(ModeConflictError, match="applies to openai-chat, kimi only, not anthropic"):
+        check_modes("anthropic", None, "bridge")
 
 
 @pytest.mark.parametrize(

@@ -54,3 +54,12 @@ class TranscriptError(DtlError, ValueError):
 
 class SessionFileError(DtlError, ValueError):
     """A saved session that cannot be loaded (corrupt, or from a newer version)."""
+
+
+class DispatchError(DtlError, RuntimeError):
+    """A call made through a dispatcher tool (the bridge's `call_tool`) failed; `tool` names the
+    inner tool, `cause` is what went wrong."""
+
+    def __init__(self, tool: str, cause: Exception) -> None:
+        self.tool, self.cause = tool, cause
+        super().__init__(f"{type(cause).__name__}: {cause}")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import Draft202012Validator
 
 from dtl_notebook.agent import checks
-from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
+from dtl_notebook.agent.errors import DispatchError, TranscriptError, UnknownToolError
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ContentPart,
@@ -52,6 +52,7 @@ class ToolExecution:
     _running: bool
     # the active set when the latest assistant message with tool calls was appended
     _called: tuple[AssistantMessage, frozenset[str]] | None
+    _executing: ToolCall | None = None  # the call `execute` is running
 
     if TYPE_CHECKING:
 
@@ -120,16 +121,16 @@ class ToolExecution:
                 f"{checks.shown(call.model_dump(exclude_none=True))}); execute the recorded call"
             )
         before = list(self._active)
-        self._running = True
+        self._running, self._executing = True, call
         try:
             content, reported = self._run(call)
         except BaseException as exc:
             self._active = before
-            self._running = False
+            self._running, self._executing = False, None
             if not isinstance(exc, Exception):
                 raise
             return self.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
-        self._running = False
+        self._running, self._executing = False, None
         after = list(self._active)
         change = None
         names: list[str] = []
@@ -145,6 +146,24 @@ class ToolExecution:
             )
         message = self._result(call, content, False, names, change)
         return self.append(message)  # type: ignore[return-value]
+
+    def run_dispatched(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Run `name(**arguments)` for the call `execute` is running, as a dispatcher tool does
+        (the bridge's `call_tool`): the checks of a direct call, at that call's position (a tool
+        not visible there is refused; the arguments are validated against its own schema).
+        Any failure raises DispatchError naming `name`."""
+        outer = self._executing
+        if outer is None:
+            raise TranscriptError("run_dispatched runs only inside a tool call's execution")
+        checks.text(name, "name")
+        checks.mapping(arguments, "arguments")
+        try:
+            if name == outer.name:
+                raise ValueError(f"{name!r} cannot dispatch to itself: name the tool to run")
+            content, reported = self._run(ToolCall(id=outer.id, name=name, arguments=arguments))
+        except Exception as exc:
+            raise DispatchError(name, exc) from exc
+        return ToolOutput(content, reported)
 
     def _pending(self, call_id: str) -> ToolCall:
         for call in self.pending_calls():
@@ -224,6 +243,8 @@ class ToolExecution:
 
 
 def _error_text(call: ToolCall, exc: Exception) -> str:
+    if isinstance(exc, DispatchError):  # the inner tool is the one that failed
+        return f"Error in tool {exc.tool!r} (called through {call.name}): {exc}"
     if isinstance(exc, UnknownToolError):
         return f"Error: {exc}"
     return f"Error in tool {call.name!r}: {type(exc).__name__}: {exc}"

@@ -60,7 +60,7 @@ class McpLink:
         if isinstance(self.target, str):
             return streamable_http_client(self.target)
         command, *args = self.target
-        return stdio_client(StdioServerParameters(command=command, args=args), errlog=sys.stderr)
+        return stdio_client(StdioServerParameters(command=command, args=args), errlog=_errlog())
 
     async def _handle(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -105,3 +105,13 @@ def _reason(exc: BaseException) -> str:
     if inner:  # a task group's ExceptionGroup: the first cause says most
         return _reason(inner[0])
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _errlog() -> Any:
+    """Where a stdio server's stderr goes: ours, or the process's own where ours has no file
+    descriptor (a notebook kernel's captured stream), as a subprocess needs one."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr

@@ -28,6 +28,7 @@ from dtl_notebook.context.media import billing, openai_image_tokens
 from dtl_notebook.context.openai_functions import count_as_declaration
 from dtl_notebook.context.render_anthropic import withdrawn_marks
 from dtl_notebook.context.segments import Collector, content_text, dump, strip
+from dtl_notebook.wire.bridge import inner_call_names, read_carried
 
 _IMAGES = ("input_image", "image_url")
 
@@ -276,13 +277,10 @@ def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Col
         )
         _chat_system(m, message, role, first, out)
     elif role == "tool":
-        out.add(
-            "tool_result",
-            content_text(message.get("content")),
-            f"messages.{m}",
-            label=f"result {message.get('tool_call_id')}",
-            role=role,
-        )
+        text = content_text(message.get("content"))
+        path = f"messages.{m}"
+        out.add("tool_result", text, path, label=f"result {message.get('tool_call_id')}", role=role)
+        _carried(text, path, out)
     else:
         text, tokens = content_tokens(message.get("content"), out.model, out)
         calls = message.get("tool_calls")
@@ -290,7 +288,11 @@ def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Col
             called = dump([call.get("function", call) for call in calls])
             text += called
             tokens = None if tokens is None else tokens + out.counter.count(called)
-        out.add("message", text, f"messages.{m}", label=str(role), role=role, tokens=tokens)
+        label = str(role)
+        inner = inner_call_names(calls or [])
+        if inner:  # the bridge: show the call the dispatcher makes
+            label += " → " + ", ".join(inner) + " (through call_tool)"
+        out.add("message", text, f"messages.{m}", label=label, role=role, tokens=tokens)
 
 
 def _chat_system(m: int, message: dict[str, Any], role: Any, first: bool, out: Collector) -> None:
@@ -312,3 +314,20 @@ def _chat_system(m: int, message: dict[str, Any], role: Any, first: bool, out: C
         text = content_text(message.get("content"))
         out.add(kind, text, path, label=role, role=role)
         withdrawn_marks(text, path, out)
+        _carried(text, path, out)
+
+
+def _carried(text: str, path: str, out: Collector) -> None:
+    """The definitions a bridge message carries (a search result, the initial tools, a tool
+    change), each shown as loaded at that message; their tokens are the message's own."""
+    carried = read_carried(text)
+    for t, tool in enumerate(carried[0] if carried else []):
+        out.add(
+            "loaded_schema",
+            dump(tool),
+            f"{path}.content.tools.{t}",
+            label=str(tool.get("name")),
+            load_point=path,
+            new_block=False,
+            tokens=0,
+        )

@@ -10,10 +10,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtl_notebook.agent.bridge import CALL_TOOL, read_carried
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.wire.tool_changes import OFFERED_LINE, withdrawn_in
 
 SEARCH_TOOL_NAMES = {"tool_search", "tool_search_tool_bm25", "tool_search_tool_regex"}
+# the tools a model uses to reach others, never a task's tool itself
+REACHING_TOOLS = {*SEARCH_TOOL_NAMES, CALL_TOOL}
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,13 @@ class View:
     events: list[Event] = field(default_factory=list)
 
     def callable_tools(self) -> list[VisibleTool]:
-        return [t for n, t in self.tools.items() if n not in SEARCH_TOOL_NAMES]
+        return [t for n, t in self.tools.items() if n not in REACHING_TOOLS]
+
+    @property
+    def dispatcher(self) -> bool:
+        """Whether the tools found reach the model as definitions to call through `call_tool`
+        (the bridge) rather than as tools of their own."""
+        return CALL_TOOL in self.tools
 
 
 def _tool_from(text: str) -> VisibleTool | None:
@@ -79,6 +88,9 @@ def build_view(payload: dict[str, Any], provider: str, ctx: ModelContext) -> Vie
             for name in withdrawn_in(seg.text, OFFERED_LINE):
                 if name in withdrawn:
                     view.tools[name] = withdrawn.pop(name)
+            carried = read_carried(seg.text) if seg.kind == "system_patch" else None
+            for name in carried[1] if carried else []:  # the bridge withdraws tools in text
+                view.tools.pop(name, None)
         elif seg.kind == "tool_summary":
             data = json.loads(seg.text)
             view.searchable[str(data.get("name") or data.get("namespace"))] = str(
@@ -150,11 +162,14 @@ def _conversation(payload: dict[str, Any], provider: str) -> tuple[str, list[Eve
                 user(_text(message.get("content")))
             for tc in message.get("tool_calls") or []:
                 function = tc.get("function") or {}
-                call(
-                    tc["id"],
+                name, arguments = (
                     function.get("name", ""),
                     json.loads(function.get("arguments") or "{}"),
                 )
+                inner = arguments.get("name") if isinstance(arguments, dict) else None
+                if name == CALL_TOOL and isinstance(inner, str):  # the bridge: the inner call
+                    name, arguments = inner, arguments.get("arguments")
+                call(tc["id"], name, arguments)
             if message.get("role") == "tool":
                 result(message.get("tool_call_id", ""), _text(message.get("content")))
     return task, events

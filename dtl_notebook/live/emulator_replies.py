@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from dtl_notebook.agent.bridge import CALL_TOOL
 from dtl_notebook.cache.analyze import CacheEntry
 from dtl_notebook.live.emulator_input import Event, View, VisibleTool
 from dtl_notebook.live.policies import LABEL, Action, Answer, Call, Search
@@ -211,12 +212,16 @@ def chat_reply(endpoint: Endpoint, payload: JSON, view: View, entry: CacheEntry)
     action = _client_search(action, view)
     message: JSON = {"role": "assistant"}
     if isinstance(action, Call):
+        name, arguments = action.name, action.arguments
+        declared = {(t.get("function") or {}).get("name") for t in payload.get("tools") or []}
+        if view.dispatcher and name not in declared:  # the bridge: through the dispatcher
+            name, arguments = CALL_TOOL, {"name": action.name, "arguments": action.arguments}
         message["content"] = None
         message["tool_calls"] = [
             {
                 "id": endpoint.next_id("call_emu_"),
                 "type": "function",
-                "function": {"name": action.name, "arguments": json.dumps(action.arguments)},
+                "function": {"name": name, "arguments": json.dumps(arguments)},
             }
         ]
         finish = "tool_calls"

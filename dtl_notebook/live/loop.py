@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent import checks
+from dtl_notebook.agent.bridge import enable_bridge
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.messages import ToolResultMessage
 from dtl_notebook.agent.secrets import masked_cause
@@ -127,6 +128,8 @@ class Agent:
         if record is not None and not isinstance(record, str | Path):
             raise checks.type_error("record", "a file path (str or Path) or None", record)
         self.record = checks.file_path(record, "record") if record is not None else None
+        if options.get("load_mode") == "bridge":
+            enable_bridge(session)  # its tool_search and call_tool dispatcher
         self.session, self.provider, self.model = session, provider, model
         self.options, self.max_steps = options, max_steps
         if transport == "emulator":
@@ -162,6 +165,8 @@ class Agent:
                 "only 'emulator' and 'live' agents switch"
             )
         _check_options(provider, model, options)
+        if options.get("load_mode") == "bridge":
+            enable_bridge(self.session)
         if self.transport.name == "emulator":
             transport: Transport = emulator_transport(provider, self.policy)
         else:

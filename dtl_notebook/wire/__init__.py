@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dtl_notebook.wire import anthropic, chat, kimi, responses, stream
+from dtl_notebook.wire import anthropic, bridge, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
 from dtl_notebook.wire.modes import (
     LOAD_MODES,
@@ -61,10 +61,11 @@ def build_request(
 
     `profile` overrides model capability flags (see ModelProfile). Provider options:
     anthropic `max_tokens`, `search`, `cache`, `ttl`; openai-responses `search`, `load_mode`,
-    `namespaces`; openai-chat and kimi `system_updates`; every provider `tool_changes` ("keep":
-    removals, additions and redefinitions keep the longest prefix the model allows; "rewrite":
-    the current list, for a definition the model must no longer see). Any other keyword goes
-    into the body.
+    `namespaces`; openai-chat and kimi `system_updates`, and `load_mode="bridge"` (a fixed
+    tool_search + call_tool pair: wire/bridge.py; openai-chat also takes "full_list", what it
+    does anyway); every provider `tool_changes` ("keep": removals, additions and redefinitions
+    keep the longest prefix the model allows; "rewrite": the current list, for a definition the
+    model must no longer see). Any other keyword goes into the body.
     The payload is checked against the SDK request types in strict mode and the provider
     rules (WireValidationError) unless `validate=False`.
     """
@@ -74,14 +75,18 @@ def build_request(
     the_plan = plan(session)
     the_plan.notes[:0] = notes
     registry = session.registry  # iterable in registration order, with `name in registry`
-    if provider == "anthropic":
+    if provider in ("openai-chat", "kimi"):
+        load_mode = options.pop("load_mode", None)
+        if load_mode == "bridge":
+            request = bridge.build(the_plan, model_profile, session, notes, **options)
+        elif provider == "openai-chat":
+            request = chat.build(the_plan, model_profile, **options)
+        else:
+            request = kimi.build(the_plan, model_profile, **options)
+    elif provider == "anthropic":
         request = anthropic.build(the_plan, model_profile, registry, **options)
-    elif provider == "openai-responses":
-        request = responses.build(the_plan, model_profile, registry, **options)
-    elif provider == "openai-chat":
-        request = chat.build(the_plan, model_profile, **options)
     else:
-        request = kimi.build(the_plan, model_profile, **options)
+        request = responses.build(the_plan, model_profile, registry, **options)
     if validate:
         validate_payload(request.payload, provider)
     return request

@@ -48,6 +48,8 @@ SYSTEM_UPDATES = ("append", "rerender")
 
 
 _Ref = Callable[[], ToolSpec | None]
+# what a builder sends for a SystemUpdate besides its section patch (the bridge's carriers)
+Carrier = Callable[[SystemUpdate], list[JSON]]
 
 
 def _none() -> None:
@@ -63,13 +65,14 @@ class _Walked(Keyed):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
-    KEY = ("provider", "system_updates", "first", "batches", "changes")
+    KEY = ("provider", "system_updates", "first", "batches", "changes", "carrier")
 
     provider: str
     system_updates: str
     first: int
     batches: bool  # Kimi's tool declarations after each run of tool messages
     changes: str  # "keep" (soft removal, changes where they happened) or "rewrite"
+    carrier: Carrier | None = None
     batch: list[int] = field(default_factory=list)
     loads: list[tuple[int, int, list[str], str]] = field(default_factory=list)
     marked: dict[str, None] = field(default_factory=dict)
@@ -118,8 +121,12 @@ def chat_messages(
     notes: list[str],
     batch_tools: dict[str, ToolSpec] | None = None,
     tool_changes: str = "keep",
+    carrier: Carrier | None = None,
 ) -> tuple[list[JSON], list[LoadPoint], set[str]]:
     """The messages array, its load points and the tool names they declare.
+
+    With `carrier`, each SystemUpdate also sends the messages it returns (after the update's
+    section patch).
 
     With `batch_tools` (Kimi: the active tools by name), a `{"role": "system", "tools": [...]}`
     message follows each run of tool messages, declaring what that run's markers added (the
@@ -139,7 +146,7 @@ def chat_messages(
     head: list[JSON] = []
     if text:
         head.append(_system_message(text) if active() else {"role": "system", "content": text})
-    walk = _HistoryWalk(plan, provider, system_updates, batch_tools, tool_changes)
+    walk = _HistoryWalk(plan, provider, system_updates, batch_tools, tool_changes, carrier)
     first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
     walk.resume(notes)
     walk.run(notes, first_note)
@@ -167,11 +174,12 @@ class _HistoryWalk:
         system_updates: str,
         batch_tools: dict[str, ToolSpec] | None,
         changes: str = "keep",
+        carrier: Carrier | None = None,
     ) -> None:
         self.plan, self.provider, self.system_updates = plan, provider, system_updates
-        self.batch_tools = batch_tools
+        self.batch_tools, self.carrier = batch_tools, carrier
         self.settings = _Walked(
-            provider, system_updates, plan.first, batch_tools is not None, changes
+            provider, system_updates, plan.first, batch_tools is not None, changes, carrier
         )
         empty = ToolChanges()
         self.tool_changes = plan.tool_changes or empty if changes == "keep" else empty
@@ -215,7 +223,12 @@ class _HistoryWalk:
                 patch = None
                 if self.system_updates == "append" and message.sections:
                     patch = render_patch(dict(message.sections))
-                self.change(index, patch)
+                if self.carrier is None:
+                    self.change(index, patch)
+                else:  # the bridge carries tool changes in messages of its own
+                    if patch:
+                        out.append({"role": "system", "content": patch})
+                    out.extend(self.carrier(message))
             elif isinstance(message, UserMessage):
                 out.append({"role": "user", "content": _user_content(message.content)})
             elif isinstance(message, AssistantMessage):

@@ -59,10 +59,19 @@ NATIVE_SEARCH: Mapping[Provider, tuple[NativeSearch, ...]] = {
     "kimi": (),
 }
 
-# how the Responses API receives tools loaded mid-conversation
-LoadMode = Literal["additional_tools", "tool_search", "full_list"]
+# how tools loaded mid-conversation reach the model: the Responses API's three ways; the full
+# current list (what Chat Completions always does, so it may be named there too); and the bridge
+# (a fixed `tool_search` + `call_tool` dispatcher, definitions in the search results) on the
+# Chat Completions protocols: openai-chat (and any OpenAI-compatible server at a base_url, such
+# as vLLM, SGLang or Ollama) and Kimi
+LoadMode = Literal["additional_tools", "tool_search", "full_list", "bridge"]
 LOAD_MODES: tuple[LoadMode, ...] = get_args(LoadMode)
-LOAD_MODE_PROVIDERS: tuple[Provider, ...] = ("openai-responses",)
+LOAD_MODE_PROVIDERS: Mapping[LoadMode, tuple[Provider, ...]] = {
+    "additional_tools": ("openai-responses",),
+    "tool_search": ("openai-responses",),
+    "full_list": ("openai-responses", "openai-chat"),
+    "bridge": ("openai-chat", "kimi"),
+}
 
 # what a session searches with: a local engine (in the session) or a provider's native search
 Engine = LocalEngine | NativeSearch
@@ -105,12 +114,12 @@ def check_modes(provider: str, search: object = None, load_mode: object = None) 
             )
     if load_mode is not None:
         choice(load_mode, "load_mode", LOAD_MODES)
-        if provider not in LOAD_MODE_PROVIDERS:
+        takers = LOAD_MODE_PROVIDERS[load_mode]  # type: ignore[index]
+        if provider not in takers:
             raise ModeConflictError(
                 "load_mode",
                 str(load_mode),
-                f"load_mode={shown(load_mode)} applies to "
-                f"{', '.join(LOAD_MODE_PROVIDERS)} only, not {provider}",
+                f"load_mode={shown(load_mode)} applies to {', '.join(takers)} only, not {provider}",
             )
         if load_mode == "full_list" and search not in (None, "client"):
             raise ModeConflictError(

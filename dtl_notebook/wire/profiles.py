@@ -127,7 +127,8 @@ class ModelProfile(BaseModel):
     allowed_tools: bool = False
     # ... naming tools declared only in additional_tools items too (GPT-5.6 and later)
     allowed_tools_loaded: bool = False
-    # a fixed tools[] of tool_search + one call_tool dispatcher (load_mode="bridge")
+    # load_mode="bridge" offered: a fixed tool_search + call_tool dispatcher (Chat Completions
+    # protocols; any model name, as OpenAI-compatible servers run models of their own)
     bridge: bool = False
 
 

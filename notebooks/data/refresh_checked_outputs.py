@@ -59,6 +59,6 @@ def _merged_streams(outputs: list[Any]) -> list[Any]:
 
 
 if __name__ == "__main__":
-    paths = [Path(p) for p in sys.argv[1:]] or sorted(NOTEBOOKS.glob("0*.ipynb"))
+    paths = [Path(p) for p in sys.argv[1:]] or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
     for path in paths:
         print(f"{path.name}: {refresh(path)} checked cells refreshed")
