@@ -23,6 +23,7 @@ from dtl_notebook.cache.explain import (
     scaffolding_break,
 )
 from dtl_notebook.cache.rules import CacheRule, cache_rule
+from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.arguments import check_analyze_arguments
@@ -45,9 +46,20 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Usage:
-    cached: int
-    written: int
-    uncached: int
+    """Cache figures as the provider reported them. None where it did not say: engines such as
+    vLLM and SGLang omit `prompt_tokens_details` when nothing was cached, so a missing figure
+    is unknown, not 0 (`input` then still holds the reported input total)."""
+
+    cached: int | None
+    written: int | None
+    uncached: int | None
+    input: int | None = None
+
+    def figures(self, sep: str = "/") -> str:
+        """E.g. "1200/300/20", each unknown figure written "unknown"."""
+        return sep.join(
+            "unknown" if n is None else str(n) for n in (self.cached, self.written, self.uncached)
+        )
 
 
 @dataclass(repr=False)
@@ -147,8 +159,10 @@ class CacheAnalyzer:
         `context`: the request's model context, where the caller already has it (what
         `model_context(request)` returned); else it is worked out here."""
         ctx = _own_context(request, context) or model_context(request, self.provider, self.model)
-        rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
         payload = request.payload if isinstance(request, WireRequest) else request
+        if response is not None:  # parts the reply says the model never saw
+            ctx = as_seen(ctx, payload, response)
+        rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
         deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
         previous = self._previous
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
@@ -338,25 +352,32 @@ def reported_usage(response: Any, provider: str) -> Usage | None:
             )
         return value
 
-    if provider == "anthropic":
+    if provider == "anthropic":  # Anthropic reports both cache figures on every reply
         cached = count(usage, "cache_read_input_tokens")
         written = count(usage, "cache_creation_input_tokens")
-        return Usage(cached, written, count(usage, "input_tokens"))
+        uncached = count(usage, "input_tokens")
+        return Usage(cached, written, uncached, cached + written + uncached)
     if "input_tokens_details" in usage or provider == "openai-responses":
-        where = "usage.input_tokens_details"
-        details = usage.get("input_tokens_details") or {}
-        total = count(usage, "input_tokens")
+        where, key, total_key = "usage.input_tokens_details", "input_tokens_details", "input_tokens"
     else:
-        where = "usage.prompt_tokens_details"
-        details = usage.get("prompt_tokens_details") or {}
-        total = count(usage, "prompt_tokens")
+        where, key, total_key = (
+            "usage.prompt_tokens_details",
+            "prompt_tokens_details",
+            "prompt_tokens",
+        )
+    total = count(usage, total_key)
+    details = usage.get(key)
+    if details is not None and not isinstance(details, dict):
+        raise ResponseFormatError(provider, f"usage.{key}", f"expected an object, got {details!r}")
+    if details is None or details.get("cached_tokens") is None:
+        return Usage(None, None, None, total)  # the engine did not say what was cached
     cached = count(details, "cached_tokens", where)
     written = count(details, "cache_write_tokens", where)
-    return Usage(cached, written, total - cached - written)
+    return Usage(cached, written, total - cached - written, total)
 
 
 def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:
-    if entry.reported is None:
+    if entry.reported is None or entry.reported.cached is None:
         return None
     tolerance = max(rule.granularity, int(0.1 * max(entry.total_tokens, 1)))
     gap = entry.reported.cached - entry.cached_tokens
