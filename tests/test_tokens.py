@@ -190,15 +190,16 @@ def test_claude_is_an_estimate_scaled_and_rounded_up() -> None:
     counter = encoding_for("anthropic", "claude-sonnet-4-5")
     assert counter.exact is False
     # The factor is the fitted one shipped in the calibration data, not a constant in code.
-    assert counter.factor == ANTHROPIC_FACTOR == calibration()["anthropic"]["factor"] == 1.05
+    factor = calibration()["anthropic"]["factor"]
+    assert counter.factor == ANTHROPIC_FACTOR == factor and 1 < factor < 1.5
     assert counter.method.startswith("estimate:")
     assert "no public Claude tokenizer" in counter.method
-    assert "1.05" in counter.method
-    # 2 o200k tokens * 1.05 = 2.1 -> rounded up to 3.
+    assert f"{factor:g}" in counter.method
+    # 2 o200k tokens * a factor above 1 -> rounded up to 3.
     assert counter.count("hello world") == 3
     text = "The quick brown fox jumps over the lazy dog. " * 100
     raw = len(get_encoding("o200k_base").encode_ordinary(text))
-    assert counter.count(text) == -(-raw * 105 // 100)
+    assert counter.count(text) == -(-raw * round(100 * factor) // 100)
     assert counter.count(text) > raw
 
 

@@ -143,11 +143,6 @@ def covered(pairs: list[UsagePair]) -> list[UsagePair]:
     return [p for p in pairs if p.with_tools and p.unmodelled is None]
 
 
-def calibration_pairs() -> list[UsagePair]:
-    """Anthropic requests with tools that the estimate covers, from both sources."""
-    return covered(sdk_pairs() + embedded_pairs())
-
-
 def openai_pairs() -> list[UsagePair]:
     """Every embedded OpenAI request (Responses and Chat Completions), excluded ones included."""
     pairs = []
