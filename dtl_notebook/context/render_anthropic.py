@@ -65,6 +65,8 @@ def render(payload: dict[str, Any], out: Collector) -> None:
             out.add("system", system, "system", label="system")
         for i, block in enumerate(system or [] if not isinstance(system, str) else []):
             out.add("system", str(block.get("text", "")), f"system.{i}", label="system")
+    if not out.unit({"thinking": payload.get("thinking")}):
+        _thinking_settings(payload, out)
     messages = payload.get("messages") or []
     turn = current_turn_start(messages)
     keeps = keeps_prior_thinking(str(payload.get("model", "")))
@@ -151,6 +153,15 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
         elif own_prompt:
             out.hidden(f"{kind} prompt", 0, f"tools.{i}", "size not published")
             out.notes.append(f"{UNPUBLISHED}the {kind} server-tool prompt (counted as 0)")
+
+
+def _thinking_settings(payload: dict[str, Any], out: Collector) -> None:
+    """The thinking configuration, between the system prompt and the messages: changing it
+    invalidates the cached messages but not tools or system (Anthropic's prompt-caching docs,
+    'What invalidates the cache'). It adds no tokens of its own here."""
+    thinking = payload.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        out.hidden("thinking settings", 0, "thinking", dump(thinking))
 
 
 def _structured_output(payload: dict[str, Any], out: Collector) -> None:
