@@ -78,12 +78,12 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
         return _anthropic(payload, tools)
     if provider not in ("openai-responses", "openai-chat"):
         return None
-    model = str(payload.get("model", "")).strip().lower().rsplit("/", 1)[-1]
-    if provider == "openai-responses" and model.startswith("gpt-4o"):
-        return "openai_gpt4o_responses"
     blocks = _blocks(payload)
     if any(_hosted(t) for t in tools) or "reasoning" in blocks:
         return "openai_reasoning_hosted"
-    if blocks & _MEDIA:
+    if blocks & _MEDIA:  # what an image bills dwarfs the framing
         return "openai_media"
+    model = str(payload.get("model", "")).strip().lower().rsplit("/", 1)[-1]
+    if provider == "openai-responses" and model.startswith("gpt-4o"):
+        return "openai_gpt4o_responses"
     return "openai_tools"
