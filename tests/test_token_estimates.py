@@ -142,7 +142,7 @@ def test_estimate_is_labelled_with_the_band_of_its_kind() -> None:
     )
     # no public recording of hosted tools with a known body: no band is claimed
     assert responses.estimate.band_pct is None
-    assert "no measured band for OpenAI reasoning and hosted tools" in (
+    assert "no measured band for OpenAI hosted tools" in (
         responses.estimate.describe(responses.total_tokens)
     )
     assert any("hosted tool search" in n for n in responses.notes)
@@ -156,8 +156,9 @@ REACHED = {
     "anthropic_thinking": (35.0, 61.7),
     # one o200k scale for prose and JSON alike: prose is ~5 % high, very short prompts ~25 %
     "anthropic_plain": (10.5, 26.9),
-    # per-message framing fitted on 9 Responses / Chat conversations: held out, 5.4 % median
-    "openai_tools": (5.4, 14.0),
+    # per-message framing fitted on 9 Responses / Chat conversations; short prompts are ~8 %
+    # off by one or two tokens of framing: held out, 5.8 % median
+    "openai_tools": (5.8, 14.0),
     # usage no rendering explains: left out of every fit
     "openai_gpt4o_responses": (72.6, 108.8),
     # one follow-up: its cached prefix is the first request, estimated 5 % high

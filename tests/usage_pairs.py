@@ -149,8 +149,9 @@ def openai_pairs() -> list[UsagePair]:
     for conversation in json.loads(OPENAI_EMBEDDED.read_text())["conversations"]:
         provider = conversation["provider"]
         key = "input" if provider == "openai-responses" else "messages"
+        whole = _expand(conversation["body"])
         for items, reported in conversation["turns"]:
-            body = {**conversation["body"], key: conversation["body"][key][:items]}
+            body = {**whole, key: whole[key][:items]}
             source = f"{conversation['source']} [{items}]"
             excluded = conversation.get("unmodelled")
             pairs.append(UsagePair(source, body, reported, provider, excluded))

@@ -24,7 +24,8 @@ KINDS: Final[dict[str, str]] = {
     "anthropic_server_tools": "Anthropic server tools",
     "anthropic_plain": "Anthropic requests without tools",
     "openai_tools": "OpenAI tool runs and plain requests",
-    "openai_reasoning_hosted": "OpenAI reasoning and hosted tools",
+    "openai_hosted": "OpenAI hosted tools",
+    "openai_reasoning": "OpenAI reasoning items",
     "openai_media": "OpenAI images and documents",
     "openai_gpt4o_responses": "OpenAI gpt-4o on the Responses API (usage no rendering explains)",
 }
@@ -79,8 +80,10 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
     if provider not in ("openai-responses", "openai-chat"):
         return None
     blocks = _blocks(payload)
-    if any(_hosted(t) for t in tools) or "reasoning" in blocks:
-        return "openai_reasoning_hosted"
+    if any(_hosted(t) for t in tools):  # a prompt of unpublished size
+        return "openai_hosted"
+    if "reasoning" in blocks:
+        return "openai_reasoning"
     if blocks & _MEDIA:  # what an image bills dwarfs the framing
         return "openai_media"
     model = str(payload.get("model", "")).strip().lower().rsplit("/", 1)[-1]
