@@ -33,6 +33,7 @@ from benchmarks.calibrate_kinds import (
     all_pairs,
     figures,
     fit,
+    fixed_prompt_loco,
     held_out,
     kind_of,
     measure,
@@ -52,6 +53,7 @@ from tests.usage_pairs import UsagePair, openai_calibration_pairs, openai_pairs
 PARAMETERS = ("factor", "unpublished auto", "unpublished any", "per_block", "bm25", "regex")
 OPENAI_PARAMETERS = ("per_message", "functions_end", "client_tool_search_prompt")
 FITTED_KINDS = ("anthropic_tools", "anthropic_plain")
+THINKING = "extended-thinking instruction"
 
 
 def fit_pairs() -> list[UsagePair]:
@@ -156,14 +158,26 @@ def structured_refit() -> tuple[float, float]:
     return float(instruction), float(copies)
 
 
+def thinking_refit() -> float:
+    """The extended-thinking instruction: the mean of what usage shows beyond the rest."""
+    gaps = []
+    for p in all_pairs():
+        if kind_of(p) == "anthropic_thinking" and p.comparable is not None:
+            ctx = model_context(p.body, provider="anthropic")
+            gaps.append(p.reported - sum(s.tokens for s in ctx if s.label != THINKING))
+    return float(np.mean(gaps))
+
+
 def held_out_errors() -> dict[str, float]:
     """Signed held-out errors (%) of every scored real request, by source."""
     pairs = [p for p in all_pairs() if p.comparable is not None]
     claude = [p for p in pairs if p.provider == "anthropic"]
     structured = [p for p in claude if kind_of(p) == "anthropic_structured"]
-    rest = [p for p in claude if p not in structured]
+    thinking = [p for p in claude if kind_of(p) == "anthropic_thinking"]
+    rest = [p for p in claude if p not in structured + thinking]
     errors = held_out(rest, fit_pairs(), anthropic_row, published_prompt, shipped_anthropic())
     errors.update(structured_loco(structured))
+    errors.update(fixed_prompt_loco(thinking, THINKING))
     openai = [p for p in pairs if p.provider != "anthropic"]
     train = openai_calibration_pairs()
     errors.update(held_out(openai, train, openai_row, openai_fixed, shipped_openai()))
@@ -196,6 +210,7 @@ def write_constants(claude: np.ndarray, openai: np.ndarray) -> None:
     }
     instruction, copies = structured_refit()
     a["structured_output"] = {"instruction": round(instruction), "schema_copies": round(copies, 1)}
+    a["thinking_instruction"] = round(thinking_refit())
     a["fit"] = _in_sample(fit_pairs(), a["fit"]["sources"])
     o = data["openai"]
     for name, value in zip(OPENAI_PARAMETERS, openai, strict=True):

@@ -119,6 +119,25 @@ def structured_loco(pairs: list[UsagePair]) -> dict[str, float]:
     return errors
 
 
+def fixed_prompt_loco(pairs: list[UsagePair], label: str) -> dict[str, float]:
+    """A fixed hidden prompt (the segment named `label`) refit without each conversation as the
+    mean of what the others' usage shows beyond the rest of their context: signed errors (%)."""
+    gaps, rests = {}, {}
+    for p in pairs:
+        ctx = model_context(p.body, provider=p.provider)
+        rests[p.source] = sum(s.tokens for s in ctx if s.label != label)
+        gaps[p.source] = p.reported - rests[p.source]
+    errors = {}
+    for group in dict.fromkeys(conversation(p) for p in pairs):
+        train = [gaps[p.source] for p in pairs if conversation(p) != group]
+        if not train:
+            continue  # one conversation alone: nothing else to fit it on
+        size = round(statistics.mean(train))
+        for p in (p for p in pairs if conversation(p) == group):
+            errors[p.source] = 100 * (rests[p.source] + size - p.reported) / p.reported
+    return errors
+
+
 def percentile90(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]

@@ -335,7 +335,8 @@ def test_changed_thinking_settings_keep_system_cached_not_messages() -> None:
     ctx = changed.context
     (settings,) = [s for s in ctx if s.source == "thinking"]
     system_end = max(i for i, s in enumerate(ctx.segments) if s.kind == "system")
-    assert settings.tokens == 0 and ctx.segments.index(settings) > system_end
+    fitted = calibration()["anthropic"]["thinking_instruction"]
+    assert settings.tokens == fitted > 0 and ctx.segments.index(settings) > system_end
     system_tokens = sum(s.tokens for s in ctx.segments[: system_end + 1])
     assert same.cached_tokens == same.total_tokens
     assert changed.cached_tokens == system_tokens < changed.total_tokens

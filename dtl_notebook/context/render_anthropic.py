@@ -46,8 +46,6 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         if tools:
             _hidden(payload, tools, out)
         _structured_output(payload, out)
-        if (payload.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
-            out.notes.append(f"{UNPUBLISHED}the extended-thinking instruction")
         for i, tool in enumerate(tools):
             if tool.get("defer_loading"):
                 continue
@@ -156,12 +154,14 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
 
 
 def _thinking_settings(payload: dict[str, Any], out: Collector) -> None:
-    """The thinking configuration, between the system prompt and the messages: changing it
-    invalidates the cached messages but not tools or system (Anthropic's prompt-caching docs,
-    'What invalidates the cache'). It adds no tokens of its own here."""
+    """The extended-thinking instruction and configuration, between the system prompt and the
+    messages: changing the configuration invalidates the cached messages but not tools or
+    system (Anthropic's prompt-caching docs, 'What invalidates the cache'). Its size is not
+    published: one fixed instruction, fitted (`calibration.json` "thinking_instruction")."""
     thinking = payload.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
-        out.hidden("thinking settings", 0, "thinking", dump(thinking))
+        tokens = int(calibration()["anthropic"]["thinking_instruction"])
+        out.hidden("extended-thinking instruction", tokens, "thinking", dump(thinking))
 
 
 def _structured_output(payload: dict[str, Any], out: Collector) -> None:
