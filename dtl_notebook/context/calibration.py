@@ -1,10 +1,11 @@
 """What providers add around the request text, and how far our token figures can be trusted.
 
 The constants live in `data/calibration.json`: published figures (Anthropic's tool-use system
-prompt table) and fitted ones (the Claude scale factor and framing overheads, OpenAI's
-per-message and function-section framing and client tool-search prompt, fitted by
-`benchmarks/calibrate.py` against input tokens the APIs reported for real recorded
-requests). Each figure names its source there.
+prompt table) and fitted ones (the Claude scale factor and framing overheads, the
+structured-output and extended-thinking prompts, OpenAI's per-message and function-section
+framing and client tool-search prompt), written by `benchmarks/calibrate.py --write` from input
+tokens the APIs reported for real recorded requests, with the error band per kind of request
+measured held out ("bands"). Each figure names its source there.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Estimate:
     kind: str | None = None  # the kind title the band was measured on
 
     def describe(self, total: int) -> str:
-        """E.g. '≈ 2,310 tokens (estimate, <label>; ±3.5 % on 29 real requests of this kind
+        """E.g. '≈ 2,310 tokens (estimate, <label>; ±4 % on 25 real requests of this kind
         (Anthropic tool runs), leave-one-conversation-out)'."""
         if self.exact:
             return f"{total:,} tokens ({self.label})"
