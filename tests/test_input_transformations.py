@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 from anthropic.types.beta import BetaMessage
+from hypothesis import given
+from hypothesis import strategies as st
 from openai.types.responses import Response
 
 from dtl_notebook.cache import analyze
@@ -153,3 +155,35 @@ def test_withheld_reasoning_item_is_not_seen() -> None:
     assert reasoning.kind == "not_seen" and reasoning.tokens == 0
     plain = analyze([RESPONSES], provider="openai-responses")[0]
     assert entry.total_tokens < plain.total_tokens
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=6))
+def test_removals_take_out_exactly_the_parts_named(dropped: list[bool]) -> None:
+    """Whatever thinking blocks a reply names, the context keeps its length, those segments
+    become not_seen with 0 tokens, and the total falls by exactly their tokens."""
+    content: list[dict[str, Any]] = [
+        {"type": "thinking", "thinking": f"step {i}: " + "weigh it. " * (i + 3), "signature": "s"}
+        for i in range(len(dropped))
+    ]
+    content.append({"type": "tool_use", "id": "t1", "name": "lookup", "input": {}})
+    body = {
+        **CLAUDE,
+        "messages": [
+            CLAUDE["messages"][0],
+            {"role": "assistant", "content": content},
+            CLAUDE["messages"][2],
+        ],
+    }
+    paths = [f"messages.1.content.{i}" for i, drop in enumerate(dropped) if drop]
+    reply = claude_reply(
+        *(
+            {"type": "thinking_dropped", "path": p, "reason": "prefix_binding_mismatch"}
+            for p in paths
+        )
+    )
+    before = model_context(body, provider="anthropic")
+    after = as_seen(before, body, reply)
+    assert len(after.segments) == len(before.segments)
+    removed = [s for s in before if s.source in paths]
+    assert after.total_tokens == before.total_tokens - sum(s.tokens for s in removed)
+    assert {s.source for s in after if s.kind == "not_seen"} == set(paths)
