@@ -3,9 +3,10 @@
 Prints, per real recorded request the fit covers, the `model_context` total against the reported
 input (input + cache_read + cache_creation), then refits the constants of
 `dtl_notebook/context/data/calibration.json` by least squares on relative error:
-- Claude: the o200k scale factor, the unpublished tool-use framing (tool_choice auto / any),
-  the framing per system or message block and the tool-search prompts, on the tool runs and
-  the requests without tools (the same framing and tokenizer hold for both);
+- Claude: the o200k scale factors (JSON text, prose), the unpublished tool-use framing
+  (tool_choice auto / any), the framing per system or message block and the tool-search
+  prompts, on the tool runs and the requests without tools (the same framing and tokenizer
+  hold for both);
 - the structured-output prompt (a fixed instruction plus copies of the schema);
 - OpenAI: framing per message, the function-section framing, the client tool-search prompt
   (function definitions count as the declarations the model sees).
@@ -46,11 +47,19 @@ from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.model import FRAMED_KINDS
 from dtl_notebook.context.segments import dump
-from dtl_notebook.context.tokens import encoding_for, get_encoding
+from dtl_notebook.context.tokens import encoding_for, get_encoding, looks_like_json
 from tests.real_recordings import real_root
 from tests.usage_pairs import UsagePair, openai_calibration_pairs, openai_pairs
 
-PARAMETERS = ("factor", "unpublished auto", "unpublished any", "per_block", "bm25", "regex")
+PARAMETERS = (
+    "json_factor",
+    "factor",
+    "unpublished auto",
+    "unpublished any",
+    "per_block",
+    "bm25",
+    "regex",
+)
 OPENAI_PARAMETERS = ("per_message", "functions_end", "client_tool_search_prompt")
 FITTED_KINDS = ("anthropic_tools", "anthropic_plain")
 THINKING = "extended-thinking instruction"
@@ -72,13 +81,16 @@ def features(pair: UsagePair) -> tuple[list[float], float]:
     """(the linear features of one Claude request, its published tool-prompt tokens)."""
     ctx = model_context(pair.body, provider="anthropic")
     encoding = get_encoding("o200k_base")
-    raw = sum(len(encoding.encode_ordinary(s.text)) for s in ctx if s.kind != "hidden")
+    texts = [s.text for s in ctx if s.kind != "hidden"]
+    json = sum(len(encoding.encode_ordinary(t)) for t in texts if looks_like_json(t))
+    raw = sum(len(encoding.encode_ordinary(t)) for t in texts) - json
     choice = str((pair.body.get("tool_choice") or {}).get("type", "auto"))
     forced = choice in ("any", "tool")
     kinds = [str(t.get("type", "")) for t in pair.body.get("tools") or []]
     tools = bool(pair.body.get("tools"))  # no tools: no tool prompt, no tool framing
     published = (anthropic_tool_prompt(pair.body["model"], choice)[0] or 0) if tools else 0
     return [
+        json,
         raw,
         float(tools and not forced),
         float(tools and forced),
@@ -99,6 +111,7 @@ def published_prompt(pair: UsagePair) -> float:
 def shipped_anthropic() -> list[float]:
     data = calibration()["anthropic"]
     return [
+        float(data["json_factor"]),
         float(data["factor"]),
         float(data["tool_prompt_unpublished"]["auto"]),
         float(data["tool_prompt_unpublished"]["any"]),
@@ -201,16 +214,14 @@ def write_constants(claude: np.ndarray, openai: np.ndarray) -> None:
     """Store the refit constants (rounded as they are used) in calibration.json."""
     data = json.loads(CALIBRATION.read_text())
     a = data["anthropic"]
-    a["factor"] = round(float(claude[0]), 2)
-    a["tool_prompt_unpublished"] = {"auto": round(claude[1]), "any": round(claude[2])}
-    a["per_block"] = round(claude[3])
+    a["json_factor"] = round(float(claude[0]), 2)
+    a["factor"] = round(float(claude[1]), 2)
+    a["tool_prompt_unpublished"] = {"auto": round(claude[2]), "any": round(claude[3])}
+    a["per_block"] = round(claude[4])
     a["tool_search_prompt"] = {
-        "tool_search_tool_bm25": round(claude[4]),
-        "tool_search_tool_regex": round(claude[5]),
+        "tool_search_tool_bm25": round(claude[5]),
+        "tool_search_tool_regex": round(claude[6]),
     }
-    instruction, copies = structured_refit()
-    a["structured_output"] = {"instruction": round(instruction), "schema_copies": round(copies, 1)}
-    a["thinking_instruction"] = round(thinking_refit())
     a["fit"] = _in_sample(fit_pairs(), a["fit"]["sources"])
     o = data["openai"]
     for name, value in zip(OPENAI_PARAMETERS, openai, strict=True):
@@ -223,7 +234,24 @@ def write_constants(claude: np.ndarray, openai: np.ndarray) -> None:
     print(f"\nwrote the refit constants to {CALIBRATION.name}")
 
 
+def write_prompts() -> None:
+    """Store the structured-output and extended-thinking prompts, refit on top of the stored
+    scale factors and framing (run in a fresh process after `write_constants`)."""
+    data = json.loads(CALIBRATION.read_text())
+    instruction, copies = structured_refit()
+    data["anthropic"]["structured_output"] = {
+        "instruction": round(instruction),
+        "schema_copies": round(copies, 1),
+    }
+    data["anthropic"]["thinking_instruction"] = round(thinking_refit())
+    CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote the structured-output and thinking prompts to {CALIBRATION.name}")
+
+
 def main(argv: list[str]) -> None:
+    if "--prompts" in argv:  # a fresh process: on top of the stored factors and framing
+        write_prompts()
+        return
     if "--bands" in argv:  # a fresh process: every figure measured with the stored constants
         measured = measure(held_out_errors())
         table(measured)
@@ -244,6 +272,7 @@ def main(argv: list[str]) -> None:
             "--write needs the real recordings (../shared/fixtures/real): the fit uses them"
         )
     write_constants(claude, openai)
+    subprocess.run([sys.executable, __file__, "--prompts"], check=True)
     subprocess.run([sys.executable, __file__, "--bands"], check=True)
 
 

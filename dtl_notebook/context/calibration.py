@@ -99,8 +99,11 @@ def estimate_for(provider: str, method: str, kind: str | None = None) -> Estimat
     the band measured on requests of `kind` (`request_kinds.request_kind`)."""
     p90, requests, title = band(kind)
     if provider == "anthropic":
-        factor = calibration()["anthropic"]["factor"]
-        label = f"Claude: o200k \u00d7 {factor:g} + tool prompt and framing"
+        data = calibration()["anthropic"]
+        label = (
+            f"Claude: o200k \u00d7 {data['factor']:g} (prose) / {data['json_factor']:g} (JSON)"
+            " + tool prompt and framing"
+        )
     elif provider in ("openai-responses", "openai-chat"):
         label = f"{method}, functions as declarations + fitted framing"
     else:
