@@ -83,3 +83,17 @@ def test_hosted_tool_prompt_is_named_where_its_size_is_not_published() -> None:
     assert entry.disagreement is not None and "web_search" in entry.disagreement
     client = {**body, "tools": [{"type": "tool_search", "execution": "client"}]}
     assert analyze([client], provider="openai-responses")[0].shared_unpredicted == ()
+
+
+def test_a_request_schema_is_not_a_shared_provider_prompt() -> None:
+    """A structured-output schema ahead of the tools is the request's own: a first request
+    with a large one reads nothing from the cache."""
+    properties = {f"field_{i}": {"type": "string", "description": "x " * 20} for i in range(60)}
+    schema = {"type": "object", "properties": properties}
+    body = {
+        **conversation("Fill the form."),
+        "instructions": "Be brief.",
+        "text": {"format": {"type": "json_schema", "name": "form", "schema": schema}},
+    }
+    entry = analyze([body], provider="openai-responses")[0]
+    assert entry.total_tokens > 1024 and entry.cached_tokens == 0

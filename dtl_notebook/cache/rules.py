@@ -36,9 +36,10 @@ from dtl_notebook.context.model import ModelContext
 from dtl_notebook.wire.profiles import profile_for
 
 _OPENAI = frozenset({"openai-responses", "openai-chat"})
-# what the provider puts ahead of the request's own content: the same for every request
-# with the same hosted tools
-_PROVIDER_KINDS = frozenset({"hidden"})
+# what the provider puts ahead of the request's own content, the same for every request with
+# the same hosted tools: its hidden framing and tool prompts (not a structured-output schema,
+# which is the request's own)
+_PROVIDER_SOURCES = ("tools", "input", "messages")
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def shared_prefix(
         return 0, ()
     tokens = 0
     for segment in ctx.segments:
-        if segment.kind not in _PROVIDER_KINDS:
+        if segment.kind != "hidden" or not segment.source.startswith(_PROVIDER_SOURCES):
             break
         tokens += segment.tokens
     tools = payload.get("tools")
