@@ -1,115 +1,124 @@
 """Calibrate the Claude and OpenAI token estimates against input tokens the APIs reported.
 
-Prints, per real recorded request with tools, the `model_context` total against the reported input
-(input + cache_read + cache_creation), the median and 90th-percentile absolute error, then refits
-the constants of `dtl_notebook/context/data/calibration.json` by least squares on relative error
-(in-sample, and leave-one-conversation-out so the figure is not only a fit to itself).
-The OpenAI part does the same for per-message framing, the function-section framing and the
-client tool-search prompt (function definitions count as the declarations the model sees).
-Last, the error per kind of request (`calibrate_kinds.table`).
-Run: `python benchmarks/calibrate.py` from the repository root.
+Prints, per real recorded request the fit covers, the `model_context` total against the reported
+input (input + cache_read + cache_creation), then refits the constants of
+`dtl_notebook/context/data/calibration.json` by least squares on relative error:
+- Claude: the o200k scale factors (JSON text, prose), the unpublished tool-use framing
+  (tool_choice auto / any), the framing per system or message block and the tool-search
+  prompts, on the tool runs and the requests without tools (the same framing and tokenizer
+  hold for both);
+- the structured-output prompt (a fixed instruction plus copies of the schema);
+- OpenAI: framing per message, the function-section framing, the client tool-search prompt
+  (function definitions count as the declarations the model sees).
+Last, the error per kind of request with every request held out from the fit that predicts it
+(`calibrate_kinds`). `--write` stores the refit constants and then, measured with them in a
+fresh process, the per-kind bands the estimates show (`calibration.json` "bands"); it needs the
+real recordings (../shared/fixtures/real), which the fit includes.
+Run: `python benchmarks/calibrate.py [--write]` from the repository root.
 """
 
 from __future__ import annotations
 
-import statistics
+import json
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.calibrate_kinds import table
+from benchmarks.calibrate_kinds import (
+    CALIBRATION,
+    all_pairs,
+    figures,
+    fit,
+    fixed_prompt_loco,
+    held_out,
+    kind_of,
+    measure,
+    structured_loco,
+    table,
+    write_bands,
+)
 from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
+from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.model import FRAMED_KINDS
-from dtl_notebook.context.tokens import get_encoding
-from tests.usage_pairs import (
-    UsagePair,
-    calibration_pairs,
-    openai_calibration_pairs,
-    openai_pairs,
-    summary,
-)
+from dtl_notebook.context.segments import dump
+from dtl_notebook.context.tokens import encoding_for, get_encoding, looks_like_json
+from tests.real_recordings import real_root
+from tests.usage_pairs import UsagePair, openai_calibration_pairs, openai_pairs
 
+PARAMETERS = (
+    "json_factor",
+    "factor",
+    "unpublished auto",
+    "unpublished any",
+    "per_block",
+    "bm25",
+    "regex",
+)
 OPENAI_PARAMETERS = ("per_message", "functions_end", "client_tool_search_prompt")
-PARAMETERS = ("factor", "unpublished auto", "unpublished any", "per_block", "bm25", "regex")
+FITTED_KINDS = ("anthropic_tools", "anthropic_plain")
+THINKING = "extended-thinking instruction"
+
+
+def fit_pairs() -> list[UsagePair]:
+    """The Claude requests the framing fit covers: tool runs and requests without tools."""
+    return [
+        p
+        for p in all_pairs()
+        if p.provider == "anthropic"
+        and p.comparable is not None
+        and p.unmodelled is None
+        and kind_of(p) in FITTED_KINDS
+    ]
 
 
 def features(pair: UsagePair) -> tuple[list[float], float]:
-    """(the linear features of one request, its published tool-prompt tokens)."""
+    """(the linear features of one Claude request, its published tool-prompt tokens)."""
     ctx = model_context(pair.body, provider="anthropic")
     encoding = get_encoding("o200k_base")
-    raw = sum(len(encoding.encode_ordinary(s.text)) for s in ctx if s.kind != "hidden")
+    texts = [s.text for s in ctx if s.kind != "hidden"]
+    json = sum(len(encoding.encode_ordinary(t)) for t in texts if looks_like_json(t))
+    raw = sum(len(encoding.encode_ordinary(t)) for t in texts) - json
     choice = str((pair.body.get("tool_choice") or {}).get("type", "auto"))
     forced = choice in ("any", "tool")
     kinds = [str(t.get("type", "")) for t in pair.body.get("tools") or []]
-    published = anthropic_tool_prompt(pair.body["model"], choice)[0] or 0
+    tools = bool(pair.body.get("tools"))  # no tools: no tool prompt, no tool framing
+    published = (anthropic_tool_prompt(pair.body["model"], choice)[0] or 0) if tools else 0
     return [
+        json,
         raw,
-        float(not forced),
-        float(forced),
+        float(tools and not forced),
+        float(tools and forced),
         sum(1 for s in ctx if s.kind in FRAMED_KINDS),
         float(any(k.startswith("tool_search_tool_bm25") for k in kinds)),
         float(any(k.startswith("tool_search_tool_regex") for k in kinds)),
     ], published
 
 
-def fit(rows: list[list[float]], targets: list[float]) -> np.ndarray:
-    x, y = np.array(rows), np.array(targets)
-    weights = 1 / y
-    coefficients, *_ = np.linalg.lstsq(x * weights[:, None], y * weights, rcond=None)
-    return coefficients
+def anthropic_row(pair: UsagePair) -> list[float]:
+    return features(pair)[0]
 
 
-def main() -> list[float]:
-    """The Claude tool-run fit; returns its leave-one-conversation-out signed errors (%)."""
-    pairs = calibration_pairs()
-    print(f"{'request':70} predicted reported  error")
-    for p in pairs:
-        print(f"{p.source[-70:]:70} {p.predicted():9,} {p.reported:8,} {100 * p.error():5.1f} %")
-    median, p90 = summary(pairs)
-    distinct = len({repr(p.body) for p in pairs})
-    print(
-        f"\nshipped constants: median |error| {median:.1f} %, p90 {p90:.1f} % "
-        f"on {len(pairs)} requests ({distinct} distinct)"
-    )
-    shipped = calibration()["anthropic"]["fit"]
-    print(
-        f"calibration.json says: median {shipped['median_abs_error_pct']} %, "
-        f"p90 {shipped['p90_abs_error_pct']} % on {shipped['requests']}"
-    )
+def published_prompt(pair: UsagePair) -> float:
+    return features(pair)[1]
 
-    rows, targets, groups = [], [], []
-    for p in pairs:
-        row, published = features(p)
-        rows.append(row)
-        targets.append(p.reported - published)
-        groups.append(p.source.split(" [")[0].split("#")[0])
-    coefficients = fit(rows, targets)
-    pairs_text = (f"{n} {c:.2f}" for n, c in zip(PARAMETERS, coefficients, strict=True))
-    print("\nrefit:", ", ".join(pairs_text))
-    # Leave one conversation out, skipping those that alone carry a feature (the only
-    # tool_choice "any" conversation, each tool-search request): nothing else can fit it.
-    errors = []
-    for group in dict.fromkeys(groups):
-        train = [i for i, g in enumerate(groups) if g != group]
-        test = [i for i, g in enumerate(groups) if g == group]
-        seen = [any(rows[i][k] for i in train) for k in range(len(PARAMETERS))]
-        if any(rows[i][k] and not seen[k] for i in test for k in range(len(PARAMETERS))):
-            continue
-        c = fit([rows[i] for i in train], [targets[i] for i in train])
-        for i in test:
-            published = pairs[i].reported - targets[i]
-            predicted = float(np.dot(c, rows[i])) + published
-            errors.append(100 * (predicted - pairs[i].reported) / pairs[i].reported)
-    absolute = [abs(e) for e in errors]
-    print(
-        f"leave-one-conversation-out: median |error| {statistics.median(absolute):.1f} %, "
-        f"max {max(absolute):.1f} % on {len(errors)} requests"
-    )
-    return errors
+
+def shipped_anthropic() -> list[float]:
+    data = calibration()["anthropic"]
+    return [
+        float(data["json_factor"]),
+        float(data["factor"]),
+        float(data["tool_prompt_unpublished"]["auto"]),
+        float(data["tool_prompt_unpublished"]["any"]),
+        float(data["per_block"]),
+        float(data["tool_search_prompt"]["tool_search_tool_bm25"]),
+        float(data["tool_search_prompt"]["tool_search_tool_regex"]),
+    ]
 
 
 def openai_features(pair: UsagePair) -> tuple[list[float], float]:
@@ -123,53 +132,149 @@ def openai_features(pair: UsagePair) -> tuple[list[float], float]:
     return [framed, float(bool(tools)), float(client)], fixed
 
 
-def openai_main() -> list[float]:
-    """The OpenAI fit; returns its leave-one-conversation-out signed errors (%)."""
-    every = openai_pairs()
-    print(f"\nOpenAI\n{'request':70} predicted reported  error")
-    for p in every:
-        note = f"  (left out: {p.unmodelled[:40]}...)" if p.unmodelled else ""
-        print(
-            f"{p.source[-70:]:70} {p.predicted():9,} {p.reported:8,} {100 * p.error():5.1f} %{note}"
-        )
-    pairs = openai_calibration_pairs()
-    median, p90 = summary(pairs)
-    worst = max(100 * p.error() for p in pairs)
-    print(f"\nshipped: median {median:.1f} %, p90 {p90:.1f} %, worst {worst:.1f} % on {len(pairs)}")
-    every_tools = [p for p in every if p.with_tools]
-    print(
-        "with the left-out gpt-4o Responses recordings: median {:.1f} %, p90 {:.1f} % on {}".format(
-            *summary(every_tools), len(every_tools)
-        )
-    )
-    rows, targets, groups = [], [], []
+def openai_row(pair: UsagePair) -> list[float]:
+    return openai_features(pair)[0]
+
+
+def openai_fixed(pair: UsagePair) -> float:
+    return openai_features(pair)[1]
+
+
+def shipped_openai() -> list[float]:
+    return [float(calibration()["openai"][k]) for k in OPENAI_PARAMETERS]
+
+
+def refit(
+    pairs: list[UsagePair], row: Any, fixed: Any, names: tuple[str, ...], title: str
+) -> np.ndarray:
+    """Print each request against its reported input, then the refit constants."""
+    print(f"\n{title}\n{'request':70} predicted reported  error")
     for p in pairs:
-        row, fixed = openai_features(p)
-        rows.append(row)
-        targets.append(p.reported - fixed)
-        groups.append(p.source.split(" (")[0].split(" [")[0])
-    coefficients = fit(rows, targets)
-    pairs_text = (f"{n} {c:.2f}" for n, c in zip(OPENAI_PARAMETERS, coefficients, strict=True))
-    print("refit:", ", ".join(pairs_text))
-    errors = []
-    for group in dict.fromkeys(groups):
-        train = [i for i, g in enumerate(groups) if g != group]
-        seen = [any(rows[i][k] for i in train) for k in range(len(OPENAI_PARAMETERS))]
-        test = [i for i, g in enumerate(groups) if g == group]
-        if any(rows[i][k] and not seen[k] for i in test for k in range(len(OPENAI_PARAMETERS))):
-            continue  # the only conversation with client tool search: nothing else can fit it
-        c = fit([rows[i] for i in train], [targets[i] for i in train])
-        for i in test:
-            predicted = float(np.dot(c, rows[i])) + pairs[i].reported - targets[i]
-            errors.append(100 * (predicted - pairs[i].reported) / pairs[i].reported)
-    absolute = sorted(abs(e) for e in errors)
-    print(
-        f"leave-one-conversation-out: median |error| {statistics.median(absolute):.1f} %, "
-        f"p90 {absolute[round(0.9 * (len(absolute) - 1))]:.1f} %, max {max(absolute):.1f} % "
-        f"on {len(errors)} requests"
-    )
+        print(f"{p.source[-70:]:70} {p.predicted():9,} {p.reported:8,} {100 * p.error():5.1f} %")
+    c = fit([row(p) for p in pairs], [p.reported - fixed(p) for p in pairs])
+    print("refit:", ", ".join(f"{n} {v:.2f}" for n, v in zip(names, c, strict=True)))
+    return c
+
+
+def structured_refit() -> tuple[float, float]:
+    """(instruction, schema copies) of the structured-output prompt, on every such request."""
+    rows, targets = [], []
+    for p in all_pairs():
+        if kind_of(p) != "anthropic_structured" or p.comparable is None:
+            continue
+        ctx = model_context(p.body, provider="anthropic")
+        rest = sum(s.tokens for s in ctx if s.label != "structured-output prompt")
+        schema = encoding_for("anthropic", p.body["model"]).count(dump(output_schema(p.body)))
+        rows.append([1.0, float(schema)])
+        targets.append(p.reported - rest)
+    (instruction, copies), *_ = np.linalg.lstsq(np.array(rows), np.array(targets), rcond=None)
+    return float(instruction), float(copies)
+
+
+def thinking_refit() -> float:
+    """The extended-thinking instruction: the mean of what usage shows beyond the rest."""
+    gaps = []
+    for p in all_pairs():
+        if kind_of(p) == "anthropic_thinking" and p.comparable is not None:
+            ctx = model_context(p.body, provider="anthropic")
+            gaps.append(p.reported - sum(s.tokens for s in ctx if s.label != THINKING))
+    return float(np.mean(gaps))
+
+
+def held_out_errors() -> dict[str, float]:
+    """Signed held-out errors (%) of every scored real request, by source."""
+    pairs = [p for p in all_pairs() if p.comparable is not None]
+    claude = [p for p in pairs if p.provider == "anthropic"]
+    structured = [p for p in claude if kind_of(p) == "anthropic_structured"]
+    thinking = [p for p in claude if kind_of(p) == "anthropic_thinking"]
+    rest = [p for p in claude if p not in structured + thinking]
+    errors = held_out(rest, fit_pairs(), anthropic_row, published_prompt, shipped_anthropic())
+    errors.update(structured_loco(structured))
+    errors.update(fixed_prompt_loco(thinking, THINKING))
+    openai = [p for p in pairs if p.provider != "anthropic"]
+    train = openai_calibration_pairs()
+    errors.update(held_out(openai, train, openai_row, openai_fixed, shipped_openai()))
     return errors
 
 
+def _in_sample(pairs: list[UsagePair], sources: list[str]) -> dict[str, Any]:
+    """The fit section: its requests and in-sample figures (held out: the bands)."""
+    f = figures([100 * p.signed_error() for p in pairs])
+    return {
+        "about": "in sample, on the requests the constants were fitted to; the figures the "
+        "estimates show are the held-out ones per kind (bands)",
+        "requests": f["requests"],
+        "median_abs_error_pct": f["median"],
+        "p90_abs_error_pct": f["p90"],
+        "sources": sources,
+    }
+
+
+def write_constants(claude: np.ndarray, openai: np.ndarray) -> None:
+    """Store the refit constants (rounded as they are used) in calibration.json."""
+    data = json.loads(CALIBRATION.read_text())
+    a = data["anthropic"]
+    a["json_factor"] = round(float(claude[0]), 2)
+    a["factor"] = round(float(claude[1]), 2)
+    a["tool_prompt_unpublished"] = {"auto": round(claude[2]), "any": round(claude[3])}
+    a["per_block"] = round(claude[4])
+    a["tool_search_prompt"] = {
+        "tool_search_tool_bm25": round(claude[5]),
+        "tool_search_tool_regex": round(claude[6]),
+    }
+    a["fit"] = _in_sample(fit_pairs(), a["fit"]["sources"])
+    o = data["openai"]
+    for name, value in zip(OPENAI_PARAMETERS, openai, strict=True):
+        o[name] = round(float(value))
+    left_out = o["fit"].get("left_out")
+    o["fit"] = _in_sample(openai_calibration_pairs(), o["fit"]["sources"])
+    if left_out:
+        o["fit"]["left_out"] = left_out
+    CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    print(f"\nwrote the refit constants to {CALIBRATION.name}")
+
+
+def write_prompts() -> None:
+    """Store the structured-output and extended-thinking prompts, refit on top of the stored
+    scale factors and framing (run in a fresh process after `write_constants`)."""
+    data = json.loads(CALIBRATION.read_text())
+    instruction, copies = structured_refit()
+    data["anthropic"]["structured_output"] = {
+        "instruction": round(instruction),
+        "schema_copies": round(copies, 1),
+    }
+    data["anthropic"]["thinking_instruction"] = round(thinking_refit())
+    CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote the structured-output and thinking prompts to {CALIBRATION.name}")
+
+
+def main(argv: list[str]) -> None:
+    if "--prompts" in argv:  # a fresh process: on top of the stored factors and framing
+        write_prompts()
+        return
+    if "--bands" in argv:  # a fresh process: every figure measured with the stored constants
+        measured = measure(held_out_errors())
+        table(measured)
+        write_bands(measured)
+        return
+    claude = refit(fit_pairs(), anthropic_row, published_prompt, PARAMETERS, "Claude")
+    every = openai_pairs()
+    left_out = [p for p in every if p.unmodelled]
+    print(f"\nOpenAI: {len(left_out)} gpt-4o Responses requests left out of the fit (see table)")
+    openai = refit(
+        openai_calibration_pairs(), openai_row, openai_fixed, OPENAI_PARAMETERS, "OpenAI"
+    )
+    if "--write" not in argv:
+        table(measure(held_out_errors()))
+        return
+    if real_root() is None:
+        raise SystemExit(
+            "--write needs the real recordings (../shared/fixtures/real): the fit uses them"
+        )
+    write_constants(claude, openai)
+    subprocess.run([sys.executable, __file__, "--prompts"], check=True)
+    subprocess.run([sys.executable, __file__, "--bands"], check=True)
+
+
 if __name__ == "__main__":
-    table(main(), openai_main())
+    main(sys.argv[1:])

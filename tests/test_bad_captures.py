@@ -150,7 +150,7 @@ def test_a_websocket_trace_gives_one_exchange_per_response_create() -> None:
         "resp_tool",
     ]
     audit = audit_capture(CLAUDE_TAP / "codex_ws_multi_response_trace.jsonl")
-    assert [e.reported.uncached for e in audit["openai-responses"] if e.reported] == [10, 20, 30]
+    assert [e.reported.input for e in audit["openai-responses"] if e.reported] == [10, 20, 30]
     (single,) = load_capture(CLAUDE_TAP / "openai_responses_trace.jsonl")
     assert single.response is not None and single.response["usage"]["input_tokens"] == 500
 

@@ -303,3 +303,42 @@ def test_server_loop_compares_the_first_call() -> None:
         ]
     )
     assert model_calls(stream).calls == 2
+
+
+def _thinking_run(budget: int) -> dict[str, Any]:
+    system = [{"type": "text", "text": "Plan carefully before answering. " * 400}]
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 4096,
+        "thinking": {"type": "enabled", "budget_tokens": budget},
+        "system": [{**system[0], "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "Outline the migration. " * 200,
+                        "cache_control": {"type": "ephemeral"},
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def test_changed_thinking_settings_keep_system_cached_not_messages() -> None:
+    """Anthropic's prompt-caching docs ('What invalidates the cache'): a change of thinking
+    parameters invalidates cached messages; tools and system stay cached."""
+    from dtl_notebook.cache import analyze
+
+    same = analyze([_thinking_run(2048), _thinking_run(2048)], provider="anthropic")[1]
+    changed = analyze([_thinking_run(2048), _thinking_run(4096)], provider="anthropic")[1]
+    ctx = changed.context
+    (settings,) = [s for s in ctx if s.source == "thinking"]
+    system_end = max(i for i, s in enumerate(ctx.segments) if s.kind == "system")
+    fitted = calibration()["anthropic"]["thinking_instruction"]
+    assert settings.tokens == fitted > 0 and ctx.segments.index(settings) > system_end
+    system_tokens = sum(s.tokens for s in ctx.segments[: system_end + 1])
+    assert same.cached_tokens == same.total_tokens
+    assert changed.cached_tokens == system_tokens < changed.total_tokens

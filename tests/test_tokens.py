@@ -18,6 +18,7 @@ from dtl_notebook.context import tokens
 from dtl_notebook.context.calibration import calibration
 from dtl_notebook.context.tokens import (
     ANTHROPIC_FACTOR,
+    ANTHROPIC_JSON_FACTOR,
     PINNED_SHA256,
     BpeFileError,
     TokenCounter,
@@ -190,16 +191,20 @@ def test_claude_is_an_estimate_scaled_and_rounded_up() -> None:
     counter = encoding_for("anthropic", "claude-sonnet-4-5")
     assert counter.exact is False
     # The factor is the fitted one shipped in the calibration data, not a constant in code.
-    assert counter.factor == ANTHROPIC_FACTOR == calibration()["anthropic"]["factor"] == 1.05
+    data = calibration()["anthropic"]
+    factor, json_factor = data["factor"], data["json_factor"]
+    assert (counter.factor, counter.json_factor) == (ANTHROPIC_FACTOR, ANTHROPIC_JSON_FACTOR)
+    assert (factor, json_factor) == (ANTHROPIC_FACTOR, ANTHROPIC_JSON_FACTOR)
+    assert 1 <= factor < json_factor < 1.5  # JSON splits more finely in Claude's vocabulary
     assert counter.method.startswith("estimate:")
     assert "no public Claude tokenizer" in counter.method
-    assert "1.05" in counter.method
-    # 2 o200k tokens * 1.05 = 2.1 -> rounded up to 3.
-    assert counter.count("hello world") == 3
-    text = "The quick brown fox jumps over the lazy dog. " * 100
-    raw = len(get_encoding("o200k_base").encode_ordinary(text))
-    assert counter.count(text) == -(-raw * 105 // 100)
-    assert counter.count(text) > raw
+    assert f"{factor:g} (prose)" in counter.method and f"{json_factor:g} (JSON)" in counter.method
+    prose = "The quick brown fox jumps over the lazy dog. " * 100
+    raw = len(get_encoding("o200k_base").encode_ordinary(prose))
+    assert counter.count(prose) == -(-raw * round(100 * factor) // 100)
+    schema = '{"type": "object", "properties": {"city": {"type": "string"}}}' * 20
+    raw = len(get_encoding("o200k_base").encode_ordinary(schema))
+    assert counter.count(schema) == -(-raw * round(100 * json_factor) // 100) > raw
 
 
 def test_kimi_is_a_labelled_o200k_estimate() -> None:

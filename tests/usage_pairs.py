@@ -10,6 +10,11 @@ Anthropic, two sources:
 
 OpenAI: `tests/data/openai_usage_pairs.json`, excerpts of pydantic/pydantic-ai cassettes (Responses
 `usage.input_tokens` or the `responses/input_tokens` count; Chat Completions `usage.prompt_tokens`).
+
+Cached follow-ups: `tests/data/cached_followups.json`, conversations whose later requests read the
+cache, with the cached / written / uncached tokens reported for each request (`followups()`); each
+request is also an input-token pair (`followup_pairs()`). Every source and its licence:
+`tests/data/sources.json`.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from .real_recordings import real_root
 
 EMBEDDED = Path(__file__).resolve().parent / "data" / "anthropic_usage_pairs.json"
 OPENAI_EMBEDDED = Path(__file__).resolve().parent / "data" / "openai_usage_pairs.json"
+FOLLOWUPS = Path(__file__).resolve().parent / "data" / "cached_followups.json"
 # Server tools whose prompts model_context does not size (they run to thousands of tokens).
 _UNMODELLED_SERVER_TOOLS = ("web_search", "web_fetch", "code_execution", "bash_", "text_editor")
 
@@ -137,19 +143,15 @@ def covered(pairs: list[UsagePair]) -> list[UsagePair]:
     return [p for p in pairs if p.with_tools and p.unmodelled is None]
 
 
-def calibration_pairs() -> list[UsagePair]:
-    """Anthropic requests with tools that the estimate covers, from both sources."""
-    return covered(sdk_pairs() + embedded_pairs())
-
-
 def openai_pairs() -> list[UsagePair]:
     """Every embedded OpenAI request (Responses and Chat Completions), excluded ones included."""
     pairs = []
     for conversation in json.loads(OPENAI_EMBEDDED.read_text())["conversations"]:
         provider = conversation["provider"]
         key = "input" if provider == "openai-responses" else "messages"
+        whole = _expand(conversation["body"])
         for items, reported in conversation["turns"]:
-            body = {**conversation["body"], key: conversation["body"][key][:items]}
+            body = {**whole, key: whole[key][:items]}
             source = f"{conversation['source']} [{items}]"
             excluded = conversation.get("unmodelled")
             pairs.append(UsagePair(source, body, reported, provider, excluded))
@@ -166,3 +168,46 @@ def summary(pairs: list[UsagePair]) -> tuple[float, float]:
     errors = sorted(100 * p.error() for p in pairs)
     p90 = errors[min(len(errors) - 1, round(0.9 * (len(errors) - 1)))]
     return statistics.median(errors), p90
+
+
+def _expand(value: Any) -> Any:
+    """A body with each `{"repeat": text, "times": n}` written out."""
+    if isinstance(value, dict):
+        if set(value) == {"repeat", "times"}:
+            return str(value["repeat"]) * int(value["times"])
+        return {k: _expand(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Followups:
+    """One recorded conversation: its requests in order and, per request, the reported
+    (cached, written, uncached) input tokens."""
+
+    source: str
+    provider: str
+    requests: list[dict[str, Any]]
+    reported: list[tuple[int, int, int]]
+
+
+def followups() -> list[Followups]:
+    return [
+        Followups(
+            c["source"],
+            c["provider"],
+            [_expand(r) for r in c["requests"]],
+            [(int(a), int(b), int(u)) for a, b, u in c["reported"]],
+        )
+        for c in json.loads(FOLLOWUPS.read_text())["conversations"]
+    ]
+
+
+def followup_pairs() -> list[UsagePair]:
+    """Each request of the cached conversations, against its whole reported input."""
+    return [
+        UsagePair(f"{f.source} [{i + 1}]", body, sum(usage), f.provider)
+        for f in followups()
+        for i, (body, usage) in enumerate(zip(f.requests, f.reported, strict=True))
+    ]

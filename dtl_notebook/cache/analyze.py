@@ -24,12 +24,13 @@ from dtl_notebook.cache.explain import (
     explain,
     scaffolding_break,
 )
-from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule
+from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace, cache_rule, shared_prefix
+from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
+from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.arguments import check_analyze_arguments
-from dtl_notebook.wire.reply import ResponseFormatError
 from dtl_notebook.wire.request import WireRequest
 
 __all__ = [
@@ -44,13 +45,6 @@ __all__ = [
     "analyze",
     "reported_usage",
 ]
-
-
-@dataclass(frozen=True)
-class Usage:
-    cached: int
-    written: int
-    uncached: int
 
 
 @dataclass(repr=False)
@@ -76,6 +70,10 @@ class CacheEntry:
     below_minimum: str | None = None
     # each tool change first carried here: its cost against a naive rewrite of the tools
     change_savings: list[ChangeSaving] = field(default_factory=list)
+    # hidden prompts of hosted tools whose size is not published: shared by every request
+    # with the same tool, they are read from the cache across conversations (a first request
+    # included) but are not in `cached_tokens`
+    shared_unpredicted: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""
@@ -134,6 +132,15 @@ class _Lifetime:
     ttl: float
 
 
+@dataclass
+class _Space:
+    """What automatic prefix caching has written under one routing key (`prompt_cache_key`)."""
+
+    written: dict[str, _Lifetime]  # chain hash -> when written, for how long
+    prefix: dict[str, tuple[int, str]]  # chain -> tokens, next segment text
+    ends: set[str]  # chain hashes at the end of earlier requests
+
+
 class CacheAnalyzer:
     """Feeds requests in order and predicts each one's cache figures against the earlier ones."""
 
@@ -145,9 +152,9 @@ class CacheAnalyzer:
         self._written: dict[str, _Lifetime] = {}  # chain hash -> when written, for how long
         # the automatic-caching run the previous request belongs to: every link of its chain
         # (and only those) shares one lifetime, so a request that extends it refreshes them all
-        self._run: tuple[CacheRule, _Lifetime, int] | None = None
-        self._prefix: dict[str, tuple[int, str]] = {}  # chain -> tokens, next segment text
-        self._ends: set[str] = set()  # chain hashes at the end of earlier requests
+        self._run: tuple[CacheRule, _Lifetime, int, str] | None = None
+        # automatic caching, per routing key ("" for requests without one)
+        self._spaces: dict[str, _Space] = {"": _Space(self._written, {}, set())}
         self._previous: Earlier | None = None
         self._carried: Carried | None = None
         self._previous_deferred = False
@@ -165,8 +172,10 @@ class CacheAnalyzer:
         `context`: the request's model context, where the caller already has it (what
         `model_context(request)` returned); else it is worked out here."""
         ctx = _own_context(request, context) or model_context(request, self.provider, self.model)
-        rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
         payload = request.payload if isinstance(request, WireRequest) else request
+        if response is not None:  # parts the reply says the model never saw
+            ctx = as_seen(ctx, payload, response)
+        rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
         deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
         previous = self._previous
         settings = request_settings(ctx.provider, payload)
@@ -183,7 +192,7 @@ class CacheAnalyzer:
             cached, written, expired, wrote = self._breakpoints(ctx, facts, keys, points, rule, now)
         else:
             cut, wrote = 0, len(chain) - 1
-            cached, written, expired = self._prefix_cache(ctx, facts, rule, now)
+            cached, written, expired = self._prefix_cache(ctx, facts, rule, now, payload)
         total = cum[-1] if cum else 0
         best = previous.best(rule) if previous else 0
         setting = None
@@ -216,6 +225,7 @@ class CacheAnalyzer:
             below_minimum=f"{total} < {rule.min_tokens} tokens"
             if total < rule.min_tokens
             else None,
+            shared_unpredicted=shared_prefix(ctx, payload, rule)[1],
         )
         if isinstance(request, WireRequest):
             entry.change_savings = change_savings(
@@ -272,12 +282,19 @@ class CacheAnalyzer:
 
     # -- automatic prefix caching (OpenAI, OpenAI-compatible servers, Kimi) -------------------
     def _prefix_cache(
-        self, ctx: ModelContext, facts: Carried, rule: CacheRule, now: float
+        self,
+        ctx: ModelContext,
+        facts: Carried,
+        rule: CacheRule,
+        now: float,
+        payload: dict[str, Any],
     ) -> tuple[int, int, bool]:
         chain, cum, shared = facts.chain, facts.cum, facts.shared
         common, expired, matched, start = 0, False, -1, 0
+        key = cache_namespace(rule, payload)
+        space = self._spaces.setdefault(key, _Space({}, {}, set()))
         run = self._run
-        extends = run is not None and run[0] == rule and 0 < run[2] == shared
+        extends = run is not None and run[0] == rule and 0 < run[2] == shared and run[3] == key
         if run is not None and extends:  # the shared links are all in this run's lifetime
             lifetime = run[1]
             if now - lifetime.written_at > lifetime.ttl:
@@ -287,7 +304,7 @@ class CacheAnalyzer:
         else:
             lifetime = _Lifetime(now, rule.ttl_seconds)
         for i in range(start, len(chain)):
-            hit = self._written.get(chain[i])
+            hit = space.written.get(chain[i])
             if hit is None:
                 break
             if now - hit.written_at > hit.ttl:
@@ -296,28 +313,30 @@ class CacheAnalyzer:
             matched, common = i, cum[i]
         if not rule.reports_writes and matched + 1 < len(ctx.segments):
             # a common prefix can end inside the next segment
-            following = self._prefix.get(chain[matched] if matched >= 0 else "")
+            following = space.prefix.get(chain[matched] if matched >= 0 else "")
             if following is not None:
                 text = ctx.segments[matched + 1].text
                 chars = _common_chars(following[1], text)
                 if chars:
                     common += encoding_for(ctx.provider, ctx.model).count(text[:chars])
+        # the provider's own leading prompt every request with these hosted tools shares
+        common = max(common, shared_prefix(ctx, payload, rule)[0])
         cached = rule.floor(common)
         if rule.reports_writes:  # exact boundaries: only ends of earlier requests were written
             # running totals only grow: the last earlier end within the match counts
-            ends = (cum[i] for i in range(matched, -1, -1) if chain[i] in self._ends)
+            ends = (cum[i] for i in range(matched, -1, -1) if chain[i] in space.ends)
             cached = next(ends, 0)
             cached = cached if cached >= rule.min_tokens else 0
         lifetime.written_at = now
         first = shared if extends else 0
         for i in range(first, len(chain)):
-            self._written[chain[i]] = lifetime
+            space.written[chain[i]] = lifetime
         for i in range(max(first - 1, 0), len(chain) - 1):
-            self._prefix[chain[i]] = (cum[i], ctx.segments[i + 1].text)
-        self._run = (rule, lifetime, len(chain))
+            space.prefix[chain[i]] = (cum[i], ctx.segments[i + 1].text)
+        self._run = (rule, lifetime, len(chain), key)
         if chain:
-            self._ends.add(chain[-1])
-            self._prefix.setdefault("", (0, ctx.segments[0].text))
+            space.ends.add(chain[-1])
+            space.prefix.setdefault("", (0, ctx.segments[0].text))
         total = cum[-1] if cum else 0
         written = total - cached if rule.reports_writes and total >= rule.min_tokens else 0
         return cached, written, expired
@@ -369,53 +388,22 @@ def _common_chars(a: str, b: str) -> int:
     return i
 
 
-def reported_usage(response: Any, provider: str) -> Usage | None:
-    """Cache figures as the provider reported them (SDK object or dict). A count that is not
-    a whole number raises ResponseFormatError naming it."""
-    data = response if isinstance(response, dict) else getattr(response, "model_dump", dict)()
-    usage = data.get("usage") if isinstance(data, dict) else None
-    if not isinstance(usage, dict):
-        return None
-
-    def count(parent: Any, key: str, where: str = "usage") -> int:
-        value = parent.get(key) if isinstance(parent, dict) else None
-        if value is None:
-            return 0
-        if isinstance(value, float) and value.is_integer() and value >= 0:
-            return int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ResponseFormatError(
-                provider, f"{where}.{key}", f"expected a token count, got {value!r}"
-            )
-        return value
-
-    if provider == "anthropic":
-        cached = count(usage, "cache_read_input_tokens")
-        written = count(usage, "cache_creation_input_tokens")
-        return Usage(cached, written, count(usage, "input_tokens"))
-    if "input_tokens_details" in usage or provider == "openai-responses":
-        where = "usage.input_tokens_details"
-        details = usage.get("input_tokens_details") or {}
-        total = count(usage, "input_tokens")
-    else:
-        where = "usage.prompt_tokens_details"
-        details = usage.get("prompt_tokens_details") or {}
-        total = count(usage, "prompt_tokens")
-    cached = count(details, "cached_tokens", where)
-    written = count(details, "cache_write_tokens", where)
-    return Usage(cached, written, total - cached - written)
-
-
 def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:
-    if entry.reported is None:
+    if entry.reported is None or entry.reported.cached is None:
         return None
     tolerance = max(rule.granularity, int(0.1 * max(entry.total_tokens, 1)))
     gap = entry.reported.cached - entry.cached_tokens
     if abs(gap) <= tolerance:
         return None
+    why = (
+        f"; the hidden prompt of {', '.join(entry.shared_unpredicted)} (size not published) is "
+        "read from the cache across conversations and is not in the prediction"
+        if gap > 0 and entry.shared_unpredicted
+        else ""
+    )
     return (
         f"predicted {entry.cached_tokens} cached tokens, the provider reported "
-        f"{entry.reported.cached} ({'+' if gap > 0 else ''}{gap})"
+        f"{entry.reported.cached} ({'+' if gap > 0 else ''}{gap}){why}"
     )
 
 

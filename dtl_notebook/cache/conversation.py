@@ -49,11 +49,13 @@ def conversation_findings(
             out.findings.append(break_finding(entry.cache_break, entry.index, name))
     out.findings += _usage(report, times, name)
     out.findings.sort(key=lambda f: f.index or 0)
+    # an engine that did not say what it cached (cached unknown) tells nothing about hits
     reported = [e.reported for e in report.entries if e.reported is not None]
+    known = [u for u in reported if u.cached is not None]
     out.reported = bool(reported)
-    if reported:
-        read = sum(u.cached for u in reported)
-        total = sum(u.cached + u.written + u.uncached for u in reported)
+    if known:
+        read = sum(u.cached or 0 for u in known)
+        total = sum((u.cached or 0) + (u.written or 0) + (u.uncached or 0) for u in known)
     else:
         read = sum(e.cached_tokens for e in report.entries)
         total = sum(e.total_tokens for e in report.entries)
@@ -82,7 +84,7 @@ def _usage(report: CacheReport, times: list[float] | None, name: str | None) -> 
             out.append(Finding("prefix_intact_not_read", None, why, k, name))
         later = entries[k + 1 :]
         if (
-            used.written > 0
+            (used.written or 0) > 0
             and later
             and all(e.reported is not None and e.reported.cached == 0 for e in later)
         ):

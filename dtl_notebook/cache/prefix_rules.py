@@ -12,6 +12,12 @@ https://docs.vllm.ai/en/latest/features/automatic_prefix_caching.html (vLLM).
   misses the whole cache (measured by Claude Code 2.1.304 and Pi; not documented).
 - OpenAI before GPT-5.6: automatic prefix caching from 1,024 tokens in 128-token steps, no
   write charge, entries live about 5 to 10 minutes idle.
+- OpenAI, every model: requests are routed by a hash of the prompt's start combined with
+  `prompt_cache_key` where one is sent, so a prefix written under one key is predicted read only
+  under the same key. The provider's own leading prompt (hidden system content, the hosted
+  tools) is the same for every request with the same hosted tools, so it is cached across
+  conversations and read even on a conversation's first request; where its size is not
+  published the entry names the tools instead of predicting it.
 - OpenAI GPT-5.6 and later: exact boundaries at the end of the latest eligible message
   (a user message, the last of a run of tool outputs), writes reported, ≥30 minutes.
 - OpenAI-compatible servers: block granularity (vLLM 16, SGLang 1), no TTL; pass
@@ -25,7 +31,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dtl_notebook.context.content_rules import openai_hosted_unpublished
+from dtl_notebook.context.model import ModelContext
 from dtl_notebook.wire.profiles import profile_for
+
+_OPENAI = frozenset({"openai-responses", "openai-chat"})
+# what the provider puts ahead of the request's own content, the same for every request with
+# the same hosted tools: its hidden framing and tool prompts (not a structured-output schema,
+# which is the request's own)
+_PROVIDER_SOURCES = ("tools", "input", "messages")
 
 
 @dataclass(frozen=True)
@@ -42,6 +56,8 @@ class CacheRule:
     reports_writes: bool = False
     assumed: bool = False
     deferred_scaffolding: bool = False  # any defer_loading tool changes the whole prefix
+    routes_by_key: bool = False  # `prompt_cache_key` separates what requests read and write
+    shared_hidden: bool = False  # the provider's leading prompt is cached across conversations
 
     def floor(self, tokens: int) -> int:
         """Tokens counted as cached for a common prefix of `tokens`."""
@@ -74,6 +90,7 @@ def cache_rule(provider: str, model: str, **overrides: Any) -> CacheRule:
             1800.0,
             assumed=True,
         )
+    openai = provider in _OPENAI and not _compatible_server(overrides)
     if profile.exact_cache_boundary:
         return CacheRule(
             provider,
@@ -83,7 +100,54 @@ def cache_rule(provider: str, model: str, **overrides: Any) -> CacheRule:
             profile.cache_granularity,
             1800.0,
             reports_writes=True,
+            routes_by_key=openai,
+            shared_hidden=openai,
         )
     return CacheRule(
-        provider, model, False, profile.min_cacheable_tokens, profile.cache_granularity, 600.0
+        provider,
+        model,
+        False,
+        profile.min_cacheable_tokens,
+        profile.cache_granularity,
+        600.0,
+        routes_by_key=openai,
+        shared_hidden=openai,
     )
+
+
+def _compatible_server(overrides: dict[str, Any]) -> bool:
+    """An OpenAI-compatible engine (vLLM, SGLang) described by profile overrides: no routing
+    key, no hosted tools."""
+    return "cache_granularity" in overrides or "min_cacheable_tokens" in overrides
+
+
+def cache_namespace(rule: CacheRule, payload: dict[str, Any]) -> str:
+    """The routing key a request's automatic cache entries live under ("" for none)."""
+    key = payload.get("prompt_cache_key") if rule.routes_by_key else None
+    return key if isinstance(key, str) else ""
+
+
+def shared_prefix(
+    ctx: ModelContext, payload: dict[str, Any], rule: CacheRule
+) -> tuple[int, tuple[str, ...]]:
+    """(tokens of the provider's own leading prompt, which every request with the same hosted
+    tools shares and reads from the cache across conversations; the hosted tools whose part
+    of it is not published, hence not counted). (0, ()) where the rule has no such prompt."""
+    if not rule.shared_hidden:
+        return 0, ()
+    tokens = 0
+    for segment in ctx.segments:
+        if segment.kind != "hidden" or not segment.source.startswith(_PROVIDER_SOURCES):
+            break
+        tokens += segment.tokens
+    tools = payload.get("tools")
+    hosted = tuple(
+        dict.fromkeys(
+            str(t.get("type"))
+            for t in (tools if isinstance(tools, list) else [])
+            if isinstance(t, dict)
+            and t.get("execution") != "client"
+            and openai_hosted_unpublished(str(t.get("type")))
+        )
+    )
+    return tokens, hosted

@@ -1,10 +1,11 @@
 """What providers add around the request text, and how far our token figures can be trusted.
 
 The constants live in `data/calibration.json`: published figures (Anthropic's tool-use system
-prompt table) and fitted ones (the Claude scale factor and framing overheads, OpenAI's
-per-message and function-section framing and client tool-search prompt, fitted by
-`benchmarks/calibrate.py` against input tokens the APIs reported for real recorded
-requests). Each figure names its source there.
+prompt table) and fitted ones (the Claude scale factor and framing overheads, the
+structured-output and extended-thinking prompts, OpenAI's per-message and function-section
+framing and client tool-search prompt), written by `benchmarks/calibrate.py --write` from input
+tokens the APIs reported for real recorded requests, with the error band per kind of request
+measured held out ("bands"). Each figure names its source there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["Estimate", "anthropic_tool_prompt", "calibration", "estimate_for"]
+__all__ = ["Estimate", "anthropic_tool_prompt", "band", "calibration", "estimate_for"]
 
 
 @functools.cache
@@ -31,10 +32,12 @@ class Estimate:
     """How a token total was obtained: `label` says the method, `band_pct` the typical error.
 
     `band_pct` is the 90th percentile of |predicted - reported| / reported over `requests` real
-    recorded requests (None when no calibration exists); `exact` is True only when the count is
-    the model's own tokenizer and nothing hidden was left out. `unpublished` names parts whose
-    size the provider does not publish (a hosted tool's prompt, an image of unknown size): the
-    band does not cover them, and `describe` says so.
+    recorded requests of the same `kind` (`request_kinds.KINDS`), each predicted by constants
+    fitted without its own conversation; None where that kind has no recordings ("no measured
+    band"). `exact` is True only when the count is the model's own tokenizer and nothing hidden
+    was left out. `unpublished` names parts whose size the provider does not publish (a hosted
+    tool's prompt, an image of unknown size): the band does not cover them, and `describe`
+    says so.
     """
 
     label: str
@@ -42,19 +45,37 @@ class Estimate:
     band_pct: float | None = None
     requests: int = 0
     unpublished: tuple[str, ...] = ()
+    kind: str | None = None  # the kind title the band was measured on
 
     def describe(self, total: int) -> str:
-        """E.g. '≈ 2,310 tokens (estimate, <label>; ±3.5 % on 29 real requests)'."""
+        """E.g. '≈ 2,310 tokens (estimate, <label>; ±4 % on 25 real requests of this kind
+        (Anthropic tool runs), leave-one-conversation-out)'."""
         if self.exact:
             return f"{total:,} tokens ({self.label})"
+        of = f" ({self.kind})" if self.kind else ""
         band = (
-            f"; ±{self.band_pct:g} % on {self.requests} real requests"
+            f"; ±{self.band_pct:g} % on {self.requests} real requests of this kind{of}, "
+            "leave-one-conversation-out"
             if self.band_pct is not None
-            else "; not calibrated"
+            else f"; no measured band{' for ' + self.kind if self.kind else ''}"
         )
         if self.unpublished:
             band += f"; not covered: {', '.join(self.unpublished)}"
         return f"≈ {total:,} tokens (estimate, {self.label}{band})"
+
+
+def band(kind: str | None) -> tuple[float | None, int, str | None]:
+    """(90th-percentile error in percent or None, requests, kind title) measured for `kind`."""
+    if kind is None:
+        return None, 0, None
+    measured = calibration().get("bands", {}).get("kinds", {}).get(kind) or {}
+    p90 = measured.get("p90_abs_error_pct")
+    title = measured.get("title")
+    return (
+        None if p90 is None else float(p90),
+        int(measured.get("requests") or 0),
+        str(title) if title else kind,
+    )
 
 
 def anthropic_tool_prompt(model: str, tool_choice: str) -> tuple[int | None, int]:
@@ -73,23 +94,18 @@ def anthropic_tool_prompt(model: str, tool_choice: str) -> tuple[int | None, int
     return published, int(data["tool_prompt_unpublished"][column])
 
 
-def estimate_for(provider: str, method: str) -> Estimate:
-    """The estimate label for a context whose text was counted with tokenizer `method`."""
+def estimate_for(provider: str, method: str, kind: str | None = None) -> Estimate:
+    """The estimate label for a context whose text was counted with tokenizer `method`, with
+    the band measured on requests of `kind` (`request_kinds.request_kind`)."""
+    p90, requests, title = band(kind)
     if provider == "anthropic":
         data = calibration()["anthropic"]
-        fit = data["fit"]
-        return Estimate(
-            f"Claude: o200k \u00d7 {data['factor']:g} + tool prompt and framing",
-            False,
-            float(fit["p90_abs_error_pct"]),
-            int(fit["requests"]),
+        label = (
+            f"Claude: o200k \u00d7 {data['factor']:g} (prose) / {data['json_factor']:g} (JSON)"
+            " + tool prompt and framing"
         )
-    if provider in ("openai-responses", "openai-chat"):
-        fit = calibration()["openai"]["fit"]
-        return Estimate(
-            f"{method}, functions as declarations + fitted framing",
-            False,
-            float(fit["p90_abs_error_pct"]),
-            int(fit["requests"]),
-        )
-    return Estimate(method, False)
+    elif provider in ("openai-responses", "openai-chat"):
+        label = f"{method}, functions as declarations + fitted framing"
+    else:
+        label = method
+    return Estimate(label, False, p90, requests, kind=title)

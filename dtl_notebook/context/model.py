@@ -25,6 +25,7 @@ from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
 from dtl_notebook.context.content_rules import UNPUBLISHED
+from dtl_notebook.context.request_kinds import request_kind
 from dtl_notebook.context.segments import (
     FRAMED_KINDS,
     KINDS,
@@ -72,7 +73,7 @@ def model_context(
     out.remember()
     rendered = out.rendered()
     counter = out.counter
-    estimate = estimate_for(provider, counter.method)
+    estimate = estimate_for(provider, counter.method, request_kind(provider, payload))
     unpublished = tuple(
         dict.fromkeys(n[len(UNPUBLISHED) :] for n in out.notes if n.startswith(UNPUBLISHED))
     )

@@ -52,8 +52,6 @@ def render(payload: dict[str, Any], out: Collector) -> None:
         if tools:
             _hidden(payload, tools, out)
         _structured_output(payload, out)
-        if (payload.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
-            out.notes.append(f"{UNPUBLISHED}the extended-thinking instruction")
         for i, tool in enumerate(tools):
             if tool.get("defer_loading"):
                 continue
@@ -71,6 +69,8 @@ def render(payload: dict[str, Any], out: Collector) -> None:
             out.add("system", system, "system", label="system")
         for i, block in enumerate(system or [] if not isinstance(system, str) else []):
             out.add("system", str(block.get("text", "")), f"system.{i}", label="system")
+    if not out.unit({"thinking": payload.get("thinking")}):
+        _thinking_settings(payload, out)
     messages = payload.get("messages") or []
     turn = current_turn_start(messages)
     keeps = keeps_prior_thinking(str(payload.get("model", "")))
@@ -198,6 +198,17 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
         elif own_prompt:
             out.hidden(f"{kind} prompt", 0, f"tools.{i}", "size not published")
             out.notes.append(f"{UNPUBLISHED}the {kind} server-tool prompt (counted as 0)")
+
+
+def _thinking_settings(payload: dict[str, Any], out: Collector) -> None:
+    """The extended-thinking instruction and configuration, between the system prompt and the
+    messages: changing the configuration invalidates the cached messages but not tools or
+    system (Anthropic's prompt-caching docs, 'What invalidates the cache'). Its size is not
+    published: one fixed instruction, fitted (`calibration.json` "thinking_instruction")."""
+    thinking = payload.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        tokens = int(calibration()["anthropic"]["thinking_instruction"])
+        out.hidden("extended-thinking instruction", tokens, "thinking", dump(thinking))
 
 
 def _structured_output(payload: dict[str, Any], out: Collector) -> None:

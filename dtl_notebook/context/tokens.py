@@ -32,6 +32,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import math
+import re
 import tempfile
 import types
 from collections.abc import Mapping
@@ -49,6 +50,7 @@ from dtl_notebook.wire.modes import PROVIDERS
 
 __all__ = [
     "ANTHROPIC_FACTOR",
+    "ANTHROPIC_JSON_FACTOR",
     "KIMI_FACTOR",
     "PINNED_SHA256",
     "PROVIDERS",
@@ -60,6 +62,7 @@ __all__ = [
     "get_encoding",
     "harmony_encodings_dir",
     "load_encoding",
+    "looks_like_json",
 ]
 
 #: sha256 of the *decompressed* `.tiktoken` files, as pinned by tiktoken 0.14.0 in
@@ -74,10 +77,13 @@ PINNED_SHA256: Final[Mapping[str, str]] = types.MappingProxyType(
 
 #: Claude's tokenizer is not public (Anthropic offers only the `messages.count_tokens` API, which
 #: its own docs call an estimate). Claude vocabularies are not o200k's; the o200k count is scaled
-#: by this factor and rounded up. It is fitted, together with the hidden prompts and framing that
-#: `model_context` adds, against input tokens the API reported for real recorded requests
+#: and rounded up: by `ANTHROPIC_FACTOR` for prose, by `ANTHROPIC_JSON_FACTOR` for JSON text
+#: (tool schemas, tool inputs, JSON results), whose braces, quotes and keys Claude's vocabulary
+#: splits more finely than o200k's. Both are fitted, together with the hidden prompts and framing
+#: that `model_context` adds, against input tokens the API reported for real recorded requests
 #: (`context/data/calibration.json`, `benchmarks/calibrate.py`).
 ANTHROPIC_FACTOR: Final[float] = float(calibration()["anthropic"]["factor"])
+ANTHROPIC_JSON_FACTOR: Final[float] = float(calibration()["anthropic"]["json_factor"])
 
 #: Kimi (Moonshot) models use their own tiktoken-style BPE vocabulary, which is not bundled here;
 #: the o200k_base count is used unscaled and labelled as an estimate.
@@ -95,6 +101,14 @@ _NETWORK_NAMES: Final = frozenset(
 # Model families this module maps to o200k_base in addition to tiktoken's own tables
 # (`tiktoken.model`), e.g. "o4-pro", "gpt-4.5", "gpt-oss".
 _EXTRA_O200K_PREFIXES: Final = ("o1", "o3", "o4", "gpt-4.5", "gpt-oss", "gpt-5")
+
+
+_JSON_START: Final = re.compile(r"\s*[\[{]")
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether `text` is JSON (an object or an array), the kind the JSON scale applies to."""
+    return _JSON_START.match(text) is not None
 
 
 class BpeFileError(ValueError):
@@ -309,13 +323,14 @@ class TokenCounter:
 
     `name` is the encoding used, `exact` whether it is the model's own text tokenizer, `method` a
     human-readable label for displays, and `factor` the scale applied to the raw count (counts
-    are rounded up when it is not 1).
+    are rounded up when it is not 1); `json_factor`, where set, the scale for JSON text instead.
     """
 
     name: str
     exact: bool
     method: str
     factor: float = 1.0
+    json_factor: float | None = None
     _encoding: tiktoken.Encoding | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -325,7 +340,10 @@ class TokenCounter:
     def count(self, text: str) -> int:
         """Tokens in `text`; text that looks like a special token is counted as ordinary text."""
         n = len(self.encoding.encode_ordinary(text))
-        return n if self.factor == 1.0 else math.ceil(n * self.factor)
+        factor = self.factor
+        if self.json_factor is not None and looks_like_json(text):
+            factor = self.json_factor
+        return n if factor == 1.0 else math.ceil(n * factor)
 
 
 def _normalize_model(model: str) -> str:
@@ -357,7 +375,8 @@ def encoding_for(provider: str, model: str) -> TokenCounter:
     - "openai-responses" / "openai-chat": gpt-4o, gpt-4.1, gpt-4.5, gpt-5*, o1/o3/o4*, gpt-oss*
       use o200k_base; gpt-4 and gpt-3.5-turbo use cl100k_base (exact). Unknown models get
       o200k_base, exact=False, labelled as a guess.
-    - "anthropic": no public Claude tokenizer; o200k_base * `ANTHROPIC_FACTOR`, exact=False.
+    - "anthropic": no public Claude tokenizer; o200k_base * `ANTHROPIC_FACTOR` (prose) or
+      `ANTHROPIC_JSON_FACTOR` (JSON), exact=False.
     - "kimi": Kimi's vocabulary is not bundled; o200k_base * `KIMI_FACTOR`, exact=False.
     """
     if provider in _OPENAI_PROVIDERS:
@@ -371,9 +390,11 @@ def encoding_for(provider: str, model: str) -> TokenCounter:
         return TokenCounter(
             "o200k_base",
             False,
-            f"estimate: o200k_base token count \u00d7 {ANTHROPIC_FACTOR:g}"
-            " (fitted on real usage) — no public Claude tokenizer",
+            f"estimate: o200k_base token count \u00d7 {ANTHROPIC_FACTOR:g} (prose), "
+            f"\u00d7 {ANTHROPIC_JSON_FACTOR:g} (JSON), fitted on real usage"
+            " — no public Claude tokenizer",
             ANTHROPIC_FACTOR,
+            ANTHROPIC_JSON_FACTOR,
         )
     if provider == "kimi":
         return TokenCounter(

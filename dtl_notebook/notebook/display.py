@@ -140,7 +140,9 @@ def report_html(report: CacheReport) -> str:
     for entry in report:
         brk = entry.cache_break
         reported = (
-            f"{entry.reported.cached:,} / {entry.reported.written:,}" if entry.reported else ""
+            f"{_figure(entry.reported.cached)} / {_figure(entry.reported.written)}"
+            if entry.reported
+            else ""
         )
         rows.append(
             [
@@ -188,3 +190,8 @@ def unregister(shell: Any) -> None:
 
 
 __all__ = ["HTML", "register", "table", "unregister"]
+
+
+def _figure(tokens: int | None) -> str:
+    """A reported count, or "unknown" where the engine did not report it."""
+    return "unknown" if tokens is None else f"{tokens:,}"

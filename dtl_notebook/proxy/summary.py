@@ -20,7 +20,7 @@ ANALYZERS_KEPT = 64
 def _figures(usage: Usage | None) -> str:
     if usage is None:
         return "-"
-    return f"{usage.cached}/{usage.written}/{usage.uncached}"
+    return usage.figures()
 
 
 class Summary:

@@ -63,7 +63,7 @@ function timelineEntry(item, selected, onSelect) {
   button.appendChild(h("div", "dtl-tl-caption", `${share}% cached · ${item.total} tok`));
   const calls = item.calls && item.calls.length ? ` → ${item.calls.join(", ")}` : "";
   const reported = item.reported
-    ? `\nreported: cached ${item.reported.cached}, written ${item.reported.written}, uncached ${item.reported.uncached}`
+    ? `\nreported: cached ${item.reported.cached ?? "unknown"}, written ${item.reported.written ?? "unknown"}, uncached ${item.reported.uncached ?? "unknown"}`
     : "";
   // item.break is HTML-escaped by Python; decode it for the plain-text tooltip.
   const decoded = item.break ? new DOMParser().parseFromString(item.break, "text/html").body.textContent : "";

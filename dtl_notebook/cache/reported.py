@@ -1,0 +1,79 @@
+"""Cache figures as the provider reported them in a response's `usage`.
+
+Anthropic reports `cache_read_input_tokens` and `cache_creation_input_tokens` on every reply.
+OpenAI reports `cached_tokens` (and, from GPT-5.6, `cache_write_tokens`) under
+`input_tokens_details` (Responses) or `prompt_tokens_details` (Chat Completions); engines such
+as vLLM and SGLang leave `prompt_tokens_details` out when nothing was cached, so a missing
+figure is unknown, not 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dtl_notebook.wire.reply import ResponseFormatError
+
+__all__ = ["Usage", "reported_usage"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Cache figures as the provider reported them. None where it did not say: engines such as
+    vLLM and SGLang omit `prompt_tokens_details` when nothing was cached, so a missing figure
+    is unknown, not 0 (`input` then still holds the reported input total)."""
+
+    cached: int | None
+    written: int | None
+    uncached: int | None
+    input: int | None = None
+
+    def figures(self, sep: str = "/") -> str:
+        """E.g. "1200/300/20", each unknown figure written "unknown"."""
+        return sep.join(
+            "unknown" if n is None else str(n) for n in (self.cached, self.written, self.uncached)
+        )
+
+
+def reported_usage(response: Any, provider: str) -> Usage | None:
+    """Cache figures as the provider reported them (SDK object or dict). A count that is not
+    a whole number raises ResponseFormatError naming it."""
+    data = response if isinstance(response, dict) else getattr(response, "model_dump", dict)()
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return None
+
+    def count(parent: Any, key: str, where: str = "usage") -> int:
+        value = parent.get(key) if isinstance(parent, dict) else None
+        if value is None:
+            return 0
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ResponseFormatError(
+                provider, f"{where}.{key}", f"expected a token count, got {value!r}"
+            )
+        return value
+
+    if provider == "anthropic":  # Anthropic reports both cache figures on every reply
+        cached = count(usage, "cache_read_input_tokens")
+        written = count(usage, "cache_creation_input_tokens")
+        uncached = count(usage, "input_tokens")
+        return Usage(cached, written, uncached, cached + written + uncached)
+    if "input_tokens_details" in usage or provider == "openai-responses":
+        where, key, total_key = "usage.input_tokens_details", "input_tokens_details", "input_tokens"
+    else:
+        where, key, total_key = (
+            "usage.prompt_tokens_details",
+            "prompt_tokens_details",
+            "prompt_tokens",
+        )
+    total = count(usage, total_key)
+    details = usage.get(key)
+    if details is not None and not isinstance(details, dict):
+        raise ResponseFormatError(provider, f"usage.{key}", f"expected an object, got {details!r}")
+    if details is None or details.get("cached_tokens") is None:
+        return Usage(None, None, None, total)  # the engine did not say what was cached
+    cached = count(details, "cached_tokens", where)
+    written = count(details, "cache_write_tokens", where)
+    return Usage(cached, written, total - cached - written, total)

@@ -1,0 +1,92 @@
+"""The kind of a request, for the error band its token estimate carries.
+
+The estimate's error differs by what a request holds: tool runs are what the framing was
+fitted on, images and documents depend on published size rules, server and hosted tools on
+prompts whose size is not published. Each kind's band is the error measured on real recorded
+requests of that kind (`data/calibration.json` "bands", written by `benchmarks/calibrate.py`);
+a kind without recordings has no measured band.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
+
+__all__ = ["KINDS", "request_kind"]
+
+#: kind id -> what the band's table calls it, in table order
+KINDS: Final[dict[str, str]] = {
+    "anthropic_tools": "Anthropic tool runs",
+    "anthropic_structured": "Anthropic structured output",
+    "anthropic_thinking": "Anthropic thinking",
+    "anthropic_media": "Anthropic images and documents",
+    "anthropic_server_tools": "Anthropic server tools",
+    "anthropic_plain": "Anthropic requests without tools",
+    "openai_tools": "OpenAI tool runs and plain requests",
+    "openai_hosted": "OpenAI hosted tools",
+    "openai_reasoning": "OpenAI reasoning items",
+    "openai_media": "OpenAI images and documents",
+    "openai_gpt4o_responses": "OpenAI gpt-4o on the Responses API (usage no rendering explains)",
+}
+
+_MEDIA = frozenset({"image", "document", "input_image", "input_file", "image_url", "file"})
+_OPENAI_OWN = frozenset({"function", "namespace", "custom"})
+
+
+def _blocks(payload: dict[str, Any]) -> set[str]:
+    """The `type` of every message, input item and content block."""
+    kinds: set[str] = set()
+    items = payload.get("messages") or payload.get("input") or []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        kinds.add(str(item.get("type", "")))
+        content = item.get("content")
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict):
+                kinds.add(str(block.get("type", "")))
+    return kinds
+
+
+def _anthropic(payload: dict[str, Any], tools: list[Any]) -> str:
+    types = [str(t.get("type", "")) for t in tools if isinstance(t, dict)]
+    blocks = _blocks(payload)
+    if any(server_tool_prompt(t)[1] for t in types) or blocks & {"server_tool_use"}:
+        return "anthropic_server_tools"
+    if output_schema(payload) is not None:
+        return "anthropic_structured"
+    if payload.get("thinking") or blocks & {"thinking", "redacted_thinking"}:
+        return "anthropic_thinking"
+    if blocks & _MEDIA:
+        return "anthropic_media"
+    return "anthropic_tools" if tools else "anthropic_plain"
+
+
+def _hosted(tool: Any) -> bool:
+    if not isinstance(tool, dict):
+        return False
+    kind = tool.get("type")
+    client_search = kind == "tool_search" and tool.get("execution") == "client"
+    return kind not in _OPENAI_OWN and kind is not None and not client_search
+
+
+def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
+    """The kind id (a key of `KINDS`) of a request, or None for a provider with no bands."""
+    listed = payload.get("tools")
+    tools: list[Any] = listed if isinstance(listed, list) else []
+    if provider == "anthropic":
+        return _anthropic(payload, tools)
+    if provider not in ("openai-responses", "openai-chat"):
+        return None
+    blocks = _blocks(payload)
+    if any(_hosted(t) for t in tools):  # a prompt of unpublished size
+        return "openai_hosted"
+    if "reasoning" in blocks:
+        return "openai_reasoning"
+    if blocks & _MEDIA:  # what an image bills dwarfs the framing
+        return "openai_media"
+    model = str(payload.get("model", "")).strip().lower().rsplit("/", 1)[-1]
+    if provider == "openai-responses" and model.startswith("gpt-4o"):
+        return "openai_gpt4o_responses"
+    return "openai_tools"
