@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.notebook.html import (
+    BREAK,
     CARRIER,
     LOAD,
     badge,
@@ -100,7 +101,7 @@ def _list_field(
     keep = {int(p.split(".")[1]) for p in recent if p.startswith(name + ".")}
     for entry in windowed(len(items), keep):
         if isinstance(entry, tuple):
-            rows.append(hidden_row(*entry, "items"))
+            rows.append(hidden_row(*entry, "items", f"request:{name}"))
             continue
         path = f"{name}.{entry}"
         keys = [key("lp", path)] if path in loads else []
@@ -167,6 +168,10 @@ def _item(
         style += f"background:{CARRIER}55;"
     if lp is not None:
         marks += " " + badge("load point: + " + ", ".join(lp.tools), LOAD)
+    brk = bodies.rec.cache.cache_break
+    if brk is not None and brk.where == f"{field_name}.{i}":
+        keys = [*(keys or []), key("brk", "here")]
+        marks += " " + badge("cache breaks here", BREAK)
     attrs = link_attrs(*(keys or []), cls="dtl-row") + (f' style="{style}"' if style else "")
     return (
         f"<div {attrs}>"
