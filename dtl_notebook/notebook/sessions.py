@@ -209,7 +209,8 @@ class Sessions:
         old = self.views.pop(name, None)
         if old is not None:
             old.close()
-        view = self.view(name, agent)
+        view = AgentView(agent, title=f"session `{name}`", history=old)
+        self.views[name] = view
         handle = show(view, display_id=True)
         self.outputs[name] = LiveOutput(view, handle, len(agent.steps))
         return view

@@ -80,7 +80,8 @@ class AgentView(anywidget.AnyWidget):
     `AgentView(agent)` follows the agent live (every step of `agent.run` appears as it
     completes) until it is closed; `AgentView(records=...)` shows a fixed list, e.g. a
     captured log. `selected` (Python only) picks the request the panes and the static
-    fallback show; -1 follows the newest.
+    fallback show; -1 follows the newest. `history`, an earlier view of the same agent, lends
+    its records (they are not built again).
     """
 
     _esm = view_esm()
@@ -101,6 +102,7 @@ class AgentView(anywidget.AnyWidget):
         *,
         records: list[RequestRecord] | None = None,
         title: str = "dtl_notebook",
+        history: AgentView | None = None,
     ) -> None:
         if agent is None and records is None:
             raise TypeError("AgentView needs an agent or records=[...]")
@@ -117,7 +119,11 @@ class AgentView(anywidget.AnyWidget):
         self.previews: dict[str, RequestRecord] = {}
         self._relay: _Relay | None = None
         if agent is not None:
-            self.records = step_records(agent, agent.steps)
+            reuse = history is not None and history.agent is agent
+            if reuse and history is not None and len(history.records) == len(agent.steps):
+                self.records = list(history.records)  # built already: a new view costs O(1)
+            else:
+                self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
             self._relay = _Relay(agent, self)
             agent.listeners.append(self._relay)

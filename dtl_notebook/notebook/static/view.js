@@ -331,7 +331,6 @@ function render({ model, el }) {
     },
     true,
   );
-  breakBox.addEventListener("click", () => linker.pinKey(BREAK_KEY));
   installLinking(root, linker);
   installKeyboard(root, view);
 

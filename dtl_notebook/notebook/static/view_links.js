@@ -46,11 +46,6 @@ class Linker {
     return true;
   }
 
-  pinKey(key) {
-    this.pinned = [key];
-    return this.light(this.pinned, null, true).length > 0;
-  }
-
   unpin() {
     const had = this.pinned !== null;
     this.pinned = null;

@@ -60,7 +60,7 @@ class Toolbar {
   // The switch button shows only while a preview of another provider is on screen.
   offerSwitch(provider, current) {
     const show = !!provider && !current;
-    this.switchButton.style.display = show ? "" : "none";
+    this.switchButton.style.display = show ? "inline-block" : "none";
     this.switchButton.dataset.provider = provider || "";
     this.switchButton.textContent = show ? `switch the session to ${provider}` : "";
     this.switchButton.title = show
