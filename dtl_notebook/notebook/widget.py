@@ -10,8 +10,8 @@ answered to the view that asked, so selection is per view.
 
 from __future__ import annotations
 
+import json
 import time
-import weakref
 from pathlib import Path
 from typing import Any
 
@@ -47,31 +47,20 @@ CSS_PARTS = ("view.css", "view_controls.css")
 CHUNK = 200  # timeline items per message when a front end asks for the history
 
 
-def view_esm() -> str:
-    """The front end as one ES module (small files, concatenated in order)."""
-    return "\n".join((STATIC / name).read_text(encoding="utf-8") for name in ESM_PARTS)
+def view_esm(css: str | None = None) -> str:
+    """The front end as one ES module (small files, concatenated in order).
+
+    With `css`, the module installs it once per page. anywidget's own `_css` rewrites its
+    style element for every new widget, which makes the browser restyle the whole page:
+    a cost that grows with every cell of a long notebook.
+    """
+    parts = [f"const VIEW_CSS = {json.dumps(css)};"]
+    parts += [(STATIC / name).read_text(encoding="utf-8") for name in ESM_PARTS]
+    return "\n".join(parts)
 
 
 def view_css() -> str:
     return "".join((STATIC / name).read_text(encoding="utf-8") for name in CSS_PARTS)
-
-
-class _Relay:
-    """An agent listener that holds its view weakly: a dropped view unsubscribes itself."""
-
-    def __init__(self, agent: Agent, view: AgentView) -> None:
-        self.agent, self.method = agent, weakref.WeakMethod(view._on_event)
-
-    def __call__(self, event: AgentEvent) -> None:
-        method = self.method()
-        if method is None:
-            self.detach()
-        else:
-            method(event)
-
-    def detach(self) -> None:
-        if self in self.agent.listeners:
-            self.agent.listeners.remove(self)
 
 
 class AgentView(anywidget.AnyWidget):
@@ -84,8 +73,7 @@ class AgentView(anywidget.AnyWidget):
     its records (they are not built again).
     """
 
-    _esm = view_esm()
-    _css = view_css() + token_css()
+    _esm = view_esm(view_css() + token_css())
 
     header = traitlets.Dict().tag(sync=True)
     tail = traitlets.Dict().tag(sync=True)  # {"start": i, "items": [...]}: the newest items
@@ -117,7 +105,7 @@ class AgentView(anywidget.AnyWidget):
         self._flushed = 0.0
         self.preview: RequestRecord | None = None
         self.previews: dict[str, RequestRecord] = {}
-        self._relay: _Relay | None = None
+        self._listening = False
         if agent is not None:
             reuse = history is not None and history.agent is agent
             if reuse and history is not None and len(history.records) == len(agent.steps):
@@ -125,8 +113,8 @@ class AgentView(anywidget.AnyWidget):
             else:
                 self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
-            self._relay = _Relay(agent, self)
-            agent.listeners.append(self._relay)
+            agent.listeners.append(self._on_event)
+            self._listening = True
             self.providers = list(PROVIDERS)
         self.on_msg(self._on_message)
         self.observe(self._on_selected, "selected")
@@ -134,15 +122,16 @@ class AgentView(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Stop following the agent and close the front ends."""
-        relay = getattr(self, "_relay", None)  # None too when __init__ failed early
-        if relay is not None:
-            relay.detach()
-            self._relay = None
+        if getattr(self, "_listening", False):  # not set when __init__ failed early
+            assert self.agent is not None
+            if self._on_event in self.agent.listeners:
+                self.agent.listeners.remove(self._on_event)
+            self._listening = False
         super().close()
 
     @property
     def following(self) -> bool:
-        return self._relay is not None
+        return self._listening
 
     # -- what the front end gets ---------------------------------------------------------------
     def header_data(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import statistics
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -99,12 +100,14 @@ def session(browser: Browser, lab: LabServer) -> Iterator[Session]:
 
 
 def test_the_last_cell_runs_as_fast_as_the_first(session: Session) -> None:
-    first = min(session.timings[:3])  # the first cells warm the kernel up
-    last = sorted(session.timings[CELLS - 4 : CELLS])[1]
-    print(
-        f"cell run, browser-side: first {first:.0f} ms, last {last:.0f} ms, all {session.timings}"
-    )
-    assert last <= 1.5 * first + 300, session.timings  # + 300 ms: 2-core CI jitter
+    """Medians of eight cells each (the very first warms the kernel up), so that one slow
+    cell on a busy machine decides nothing. A view re-displayed in every cell cost 15-24 s
+    by the 32nd; the bound here catches any cost that grows with the cells' views."""
+    first = statistics.median(session.timings[1:9])
+    last = statistics.median(session.timings[CELLS - 8 : CELLS])
+    print(f"cell run (browser), median: first {first:.0f} ms, last {last:.0f} ms")
+    print(f"all cells: {[round(t) for t in session.timings]}")
+    assert last <= 2.5 * first + 150, session.timings  # loose: a busy 2-core machine
 
 
 def test_one_live_view_and_cells_that_keep_their_turn(session: Session) -> None:
@@ -118,6 +121,9 @@ def test_one_live_view_and_cells_that_keep_their_turn(session: Session) -> None:
     nodes = page.evaluate("() => document.querySelectorAll('*').length")
     print(f"DOM nodes after {CELLS + 1} turns: {nodes:,}")
     session.live.scroll_into_view_if_needed()
+    # The live view follows the newest request: its box is selected and in view.
+    expect(session.live.locator(".dtl-tl-item").last).to_have_class(re.compile("dtl-tl-selected"))
+    expect(session.live.locator(".dtl-tl-selected")).to_be_in_viewport()
     _shot(session.run, "many-cells-live", session.live)
     _shot(session.run, "many-cells-static", statics.nth(CELLS - 1))
 
@@ -226,8 +232,9 @@ def test_filter_finds_collapsed_and_windowed_items(session: Session) -> None:
     windowed.first.locator(".dtl-open-window").click()  # its rows open where it stood
     expect(live.locator(".dtl-pane-state .dtl-window")).to_have_count(runs - 1)
     assert live.locator(".dtl-pane-state .dtl-row").count() > before
-    found.first.click()
-    expect(live.locator(".dtl-pane-request details[open] .dtl-body").first).to_be_attached()
+    found.first.click()  # a match inside a windowed run: the run opens, then the item
+    opened = live.locator(".dtl-pane-request details[open] .dtl-body").first
+    expect(opened).to_be_attached(timeout=15_000)
     _shot(session.run, "filter", live)
     live.locator(".dtl-filter").fill("")
 

@@ -12,6 +12,7 @@ const CACHED_PANES = 16;
 let viewCount = 0;
 
 function render({ model, el }) {
+  ensureStyle();
   const id = `v${++viewCount}-${Math.random().toString(36).slice(2, 8)}`;
   const root = h("div", "dtl-view");
   const head = h("div", "dtl-head");
@@ -109,6 +110,7 @@ function render({ model, el }) {
     },
     search(text) {
       query = text.trim();
+      foundRefs = new Set();
       applyFilter();
       if (shown) send({ type: "search", ...target(), query });
     },
@@ -129,12 +131,28 @@ function render({ model, el }) {
   el.appendChild(root);
   toolbar.say("");
 
+  // The ref of a row's item: its lazy body's, or `request:tools.5` from a `tools[5]` label.
+  function rowRef(row) {
+    const slot = row.querySelector(".dtl-pending");
+    if (slot) return classValue(slot, "dtl-ref:");
+    const label = row.querySelector("summary code");
+    const m = label && /^(\w+)\[(\d+)\]/.exec(label.textContent);
+    return m ? `request:${m[1]}.${m[2]}` : "";
+  }
+
+  // Rows whose text holds the query stay, and so do rows the kernel found in their collapsed
+  // bodies (`foundRefs`); windowed runs stay, so what they hide can be opened.
+  let foundRefs = new Set();
   function applyFilter() {
     const needle = query.toLowerCase();
     for (const body of Object.values(bodies)) {
       for (const row of body.querySelectorAll(".dtl-row, tr")) {
-        const hide = needle && !row.textContent.toLowerCase().includes(needle) && !row.closest(".dtl-window");
-        row.classList.toggle("dtl-filtered", !!hide);
+        const keep =
+          !needle ||
+          row.classList.contains("dtl-window") ||
+          row.textContent.toLowerCase().includes(needle) ||
+          foundRefs.has(rowRef(row));
+        row.classList.toggle("dtl-filtered", !keep);
       }
     }
     if (!query) toolbar.drawFound("", [], null);
@@ -193,6 +211,7 @@ function render({ model, el }) {
     if (!details) return toolbar.say(`${match.label}: shown above`);
     details.open = true;
     const row = details.closest(".dtl-row") || details;
+    row.classList.remove("dtl-filtered");
     row.classList.add("dtl-hl");
     linker.scrollTo([row], null);
   }
@@ -288,6 +307,8 @@ function render({ model, el }) {
         reveal(match);
       }
     } else if (msg.type === "search" && msg.query === query) {
+      foundRefs = new Set(msg.found.map((m) => m.ref));
+      applyFilter();
       toolbar.drawFound(query, msg.found, reveal);
     } else if (msg.type === "preview") {
       preview = msg;

@@ -55,3 +55,16 @@ function classValue(el, prefix) {
   const c = Array.from(el.classList).find((x) => x.startsWith(prefix));
   return c ? c.slice(prefix.length) : "";
 }
+
+// The view's stylesheet, installed once per page and rewritten only when it changed.
+function ensureStyle() {
+  if (!VIEW_CSS) return;
+  let style = document.getElementById("dtl-view-style");
+  if (style && style.textContent === VIEW_CSS) return;
+  if (!style) {
+    style = document.createElement("style");
+    style.id = "dtl-view-style";
+    document.head.appendChild(style);
+  }
+  style.textContent = VIEW_CSS;
+}

@@ -86,7 +86,7 @@ class Timeline {
     if (rebuildOverview) this.drawOverview();
     this.empty.style.display = items.length ? "none" : "";
     this.overview.style.display = items.length > 1 ? "" : "none";
-    this.setSelected(this.selected, false);
+    this.setSelected(this.selected, this.selected === null); // following: the newest in view
   }
 
   mark(i, item) {
@@ -141,6 +141,10 @@ class Timeline {
     box.setAttribute("aria-selected", "true");
     if (this.marks[shown]) this.marks[shown].classList.add("dtl-ov-selected");
     if (!scroll) return;
+    if (!this.el.clientWidth) {
+      requestAnimationFrame(() => this.el.clientWidth && this.setSelected(this.selected));
+      return;
+    }
     const left = box.offsetLeft - this.el.offsetLeft;
     if (left < this.el.scrollLeft || left + box.offsetWidth > this.el.scrollLeft + this.el.clientWidth) {
       this.el.scrollLeft = left - this.el.clientWidth / 2 + box.offsetWidth / 2;

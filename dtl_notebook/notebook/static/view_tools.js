@@ -78,13 +78,17 @@ class Toolbar {
     this.found.replaceChildren();
     if (!query) return;
     this.found.appendChild(h("span", "dtl-muted", found.length ? `${found.length} match(es): ` : "no match"));
-    for (const match of found) {
+    for (const match of found.slice(0, FOUND_SHOWN)) {
       const b = button(match.label, `open ${match.ref} in place`, () => reveal(match), "dtl-found-item");
       this.found.appendChild(b);
+    }
+    if (found.length > FOUND_SHOWN) {
+      this.found.appendChild(h("span", "dtl-muted", ` … and ${found.length - FOUND_SHOWN} more (narrow the filter)`));
     }
   }
 }
 
+const FOUND_SHOWN = 16;
 const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 
 // Keys act on the view and stop there, so JupyterLab's notebook shortcuts (a, b, j, k,
