@@ -72,6 +72,7 @@ def reset_shell(shell: InteractiveShell) -> Any:
     reset_namespace(shell)
     magics = ensure_loaded(shell)
     magics.views.clear()
+    magics.sessions.outputs.clear()
     for name, value in DEFAULTS.items():
         setattr(magics, name, value)
     return magics

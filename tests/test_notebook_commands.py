@@ -23,7 +23,7 @@ MODEL = "claude-sonnet-4-6"
 
 
 class Shown(list[Any]):
-    def __call__(self, value: Any) -> None:
+    def __call__(self, value: Any, **_options: Any) -> None:
         self.append(value)
 
 
@@ -97,8 +97,9 @@ def test_load_binds_the_implementations_of_the_sessions_own_tools(tmp_path: Path
     path = tmp_path / "s.json"
     previous.session.save(path)
     namespace: dict[str, Any] = {"agent": previous}
-    run, _ = commands(namespace)
-    view = run.run(f"load {path}")
+    run, shown = commands(namespace)
+    run.run(f"load {path}")
+    view = shown[-1]
     loaded = namespace["agent"]
     assert loaded is not previous and view.agent is loaded
     for tool in previous.session.registry:

@@ -255,13 +255,22 @@ def test_agent_runs_a_turn_and_shows_the_view(ip: InteractiveShell) -> None:
     assert isinstance(view, AgentView) and view.agent is a and view.count == 3
 
 
-def test_agent_continues_the_same_session_and_view(ran: InteractiveShell) -> None:
+def test_agent_continues_the_same_session_in_a_new_live_view(ran: InteractiveShell) -> None:
     first = agent(ran)
     view = agent_magics(ran).views["agent"]
-    ok(ran, f"%%agent\n{WEATHER}")
+    captured = ok(ran, f"%%agent\n{WEATHER}")
     assert agent(ran) is first and first.turns == 2
-    assert agent_magics(ran).views["agent"] is view and view.count == len(first.steps)
+    latest = agent_magics(ran).views["agent"]
+    assert latest is not view and latest.count == len(first.steps) == 6
     assert user_texts(first.session) == [ETA, WEATHER]
+    # The earlier cell's output became the static snapshot of its own turn, its view closed.
+    assert first.listeners == [latest._on_event] and view.comm is None
+    snapshot = captured.outputs[0].data
+    assert WIDGET_MIME not in snapshot and snapshot["text/plain"].startswith(
+        "AgentView(provider=anthropic, requests=3,"
+    )
+    assert "Request 3 · turn 1" in snapshot["text/html"]
+    assert "Request 4" not in snapshot["text/html"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -549,10 +558,11 @@ def test_provider_failure_is_one_line_and_changes_nothing(ran: InteractiveShell)
     assert a.session.active_tools == active
     assert dict(a.session.prompt) == prompt
     assert a.steps == steps and a.turns == turns
+    view = agent_magics(ip).views["agent"]  # the failed cell's own live view
     assert view.count == len(view.records) == 3
     assert "turn failed" in (view.header["error"] or "")
     ok(ip, f"%%agent\n{WEATHER}")  # the next turn works on the untouched session
-    assert a.turns == 2 and view.count == len(a.steps)
+    assert a.turns == 2 and agent_magics(ip).views["agent"].count == len(a.steps)
 
 
 # -- the magics' documentation -------------------------------------------------------------------
@@ -697,7 +707,9 @@ def test_dtl_provider_switches_and_shows_the_view(ran: InteractiveShell) -> None
     assert (a.provider, a.model) == ("kimi", DEMO_MODELS["kimi"])
     assert len(a.steps) == steps  # re-serialized, not sent
     assert "now kimi" in captured.stdout and "mode kimi" in captured.stdout
-    assert any(WIDGET_MIME in kinds for kinds in mimetypes(captured))
+    # The cell's live view shows the switch in place; no second live view is displayed.
+    assert not any(WIDGET_MIME in kinds for kinds in mimetypes(captured))
+    assert agent_magics(ran).views["agent"].switched["provider"] == "kimi"
     line_magic(ran, "dtl provider openai-chat --model gpt-4o")
     assert (a.provider, a.model) == ("openai-chat", "gpt-4o")
 
@@ -734,7 +746,7 @@ def test_dtl_show(ran: InteractiveShell) -> None:
     assert "<details" in html and "Model context" in html and "Request JSON" in html
     value, _ = line_magic(ran, "dtl show 1")
     assert repr(value).startswith("Request 1 ·")
-    assert view.selected == 0 and view.panes["index"] == 0
+    assert view.panes["index"] == 2  # the live view is not moved by a command
 
 
 @pytest.mark.parametrize(("step", "expected"), [("0", "1 to 3"), ("4", "1 to 3")])
@@ -814,9 +826,11 @@ def test_dtl_save_and_load(ran: InteractiveShell, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["session.json"]
     ip = ran
     line_magic(ip, "dtl reset")
-    value, _ = line_magic(ip, f"dtl load {path}")
+    value, captured = line_magic(ip, f"dtl load {path}")
     loaded = agent(ip)
-    assert loaded is not a and isinstance(value, AgentView) and value.agent is loaded
+    view = agent_magics(ip).views["agent"]
+    assert value is None and any(WIDGET_MIME in kinds for kinds in mimetypes(captured))
+    assert loaded is not a and isinstance(view, AgentView) and view.agent is loaded
     assert [m.model_dump() for m in loaded.session.messages] == [
         m.model_dump() for m in a.session.messages
     ]

@@ -80,6 +80,7 @@ def sent(ran: tuple[Agent, AgentView], monkeypatch: pytest.MonkeyPatch) -> Sent:
 def test_timeline_items_arrive_one_by_one_while_the_turn_runs() -> None:
     agent = demo_agent()
     view = AgentView(agent)
+    view.flush_s = 0  # no coalescing: one update per step
     assert view.count == 0 and view.tail == {"start": 0, "items": []}
     updates: list[tuple[str, Any, int]] = []
     view.observe(
@@ -119,6 +120,7 @@ def test_timeline_items_arrive_one_by_one_while_the_turn_runs() -> None:
 
 def test_a_second_turn_sends_only_its_own_items(ran: tuple[Agent, AgentView]) -> None:
     agent, view = ran
+    view.flush_s = 0
     tails: list[dict[str, Any]] = []
     view.observe(lambda change: tails.append(change["new"]), names=["tail"])
     agent.run(WEATHER)
@@ -131,6 +133,7 @@ def test_a_second_turn_sends_only_its_own_items(ran: tuple[Agent, AgentView]) ->
 def test_on_step_hears_every_event_after_the_view_updated() -> None:
     agent = demo_agent()
     view = AgentView(agent)
+    view.flush_s = 0
     heard: list[tuple[str, int]] = []
 
     def on_step(event: AgentEvent) -> None:
@@ -156,6 +159,7 @@ def test_header_status_while_running_and_after() -> None:
 def test_a_failed_turn_removes_its_pending_items(ran: tuple[Agent, AgentView]) -> None:
     agent, view = ran
     agent.use_transport(FlakyTransport(fail_at=2))  # the 2nd request of the next turn fails
+    view.flush_s = 0
     counts: list[int] = []
     view.observe(lambda change: counts.append(change["new"]), names=["count"])
     with pytest.raises(TurnError):
@@ -417,10 +421,15 @@ def test_switch_to_an_unknown_provider_changes_nothing(ran: tuple[Agent, AgentVi
     with pytest.raises(ValueError):
         view.switch("nope")
     assert agent.provider == "anthropic" and view.preview is None
-    view.provider_choice = "nope"  # what the front end's selector sets
-    assert "nope" in view.header["error"] and agent.provider == "anthropic"
-    view.provider_choice = "kimi"
+    sent: list[dict[str, Any]] = []
+    view.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    view._on_message(view, {"type": "switch", "provider": "nope", "view": "v1"}, [])
+    assert sent[-1]["type"] == "error" and "nope" in sent[-1]["text"]
+    assert sent[-1]["view"] == "v1" and agent.provider == "anthropic"
+    view._on_message(view, {"type": "switch", "provider": "kimi", "view": "v1"}, [])
+    assert sent[-1]["type"] == "switched" and "anthropic → kimi" in sent[-1]["text"]
     assert agent.provider == "kimi" and view.header["error"] is None
+    assert view.switched["provider"] == "kimi" and view.panes["index"] == -1
 
 
 # -- reprs and the extension's formatters ---------------------------------------------------------

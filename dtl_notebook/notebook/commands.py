@@ -55,7 +55,7 @@ class CommandContext:
 
     sessions: Sessions
     settings: Callable[[], Settings] = Settings
-    show: Callable[[Any], object] = display
+    show: Callable[..., object] = display  # called with display_id=True
 
 
 def _parser() -> tuple[Parser, dict[str, Parser]]:
@@ -209,7 +209,8 @@ class Commands:
             record = view.switch(provider, model, options)
         except (DtlError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-        self.context.show(view)
+        if not self.context.sessions.is_displayed(args.session):
+            self.context.sessions.display_live(args.session, agent, self.context.show)
         print(
             f"now {provider} ({record.model}): the same session re-serialized as mode "
             f"{record.mode} with {len(record.load_points)} load point(s)"
@@ -221,7 +222,6 @@ class Commands:
     def do_show(self, args: Any) -> HTML:
         view = self._view(args)
         record = self._record(view, args.step)
-        view.selected = record.index
         data = panes(record, view.records[record.index - 1] if record.index else None)
         html = (
             f'<div class="dtl-static" style="text-align:left"><b>{esc(data["title"])}</b>'
@@ -279,12 +279,12 @@ class Commands:
             raise UsageError(f"cannot save to {args.path}: {exc.strerror or exc}") from None
         print(f"saved {len(agent.session.messages)} messages to {args.path}")
 
-    def do_load(self, args: Any) -> AgentView:
+    def do_load(self, args: Any) -> None:
         sessions = self.context.sessions
         previous = sessions.find(args.session)  # a user's own value is never replaced
         agent = load_agent(args.path, previous, self.context.settings())
         sessions.bind(args.session, agent)
-        return sessions.view(args.session, agent)
+        sessions.display_live(args.session, agent, self.context.show)
 
     def do_export(self, args: Any) -> None:
         view = self._view(args)

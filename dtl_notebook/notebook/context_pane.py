@@ -61,7 +61,7 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
     for entry in windowed(len(segments), keep):
         if isinstance(entry, tuple):
             tokens = sum(s.tokens for s in segments[entry[0] : entry[1]])
-            parts.append(hidden_row(*entry, f"segments ({tokens:,} tokens)"))
+            parts.append(hidden_row(*entry, f"segments ({tokens:,} tokens)", "context"))
             continue
         broke = entry == diverged and brk is not None
         parts.append(_segment(entry, segments[entry], broke, bodies))

@@ -23,7 +23,7 @@ from dtl_notebook.notebook.document import (
 from dtl_notebook.notebook.html import esc, token_css
 from dtl_notebook.notebook.panes import body_html
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.widget import STATIC, AgentView
+from dtl_notebook.notebook.widget import STATIC, AgentView, view_css, view_esm
 
 _THEMES = """
 :root { --jp-layout-color0: #ffffff; --jp-layout-color1: #ffffff; --jp-layout-color2: #f6f8fa;
@@ -65,14 +65,14 @@ def render_page(records: list[RequestRecord], header: dict[str, Any], registry: 
         "providers": [],
     }
     data = {
-        "esm": (STATIC / "view.js").read_text(encoding="utf-8"),
+        "esm": view_esm(),
         "state": state,
         "panes": all_panes,
         "bodies": bodies,
         "texts": list(texts),
     }
     css = (
-        (STATIC / "view.css").read_text(encoding="utf-8")
+        view_css()
         + token_css()
         + _THEMES
         + "@media (prefers-color-scheme: dark) {\n"

@@ -142,15 +142,15 @@ class AgentMagics(Magics):
             self._reconfigure(agent, args)
         if args.max_steps is not None:
             agent.max_steps = args.max_steps
-        view = self.sessions.view(args.session, agent)
-        handle = display(view, display_id=True)
+        view = self.sessions.display_live(args.session, agent, display)
         try:
             result = agent.run(text)
         except TurnError as exc:
             raise AgentTurnError(redact(str(exc))) from None
         finally:
-            if handle is not None:
-                handle.update(view)
+            output = self.sessions.outputs.get(args.session)
+            if output is not None and output.view is view and output.handle is not None:
+                output.handle.update(view)  # the saved fallback: this cell's requests so far
         answer = result.text if result.text is not None else f"(stopped: {result.stopped})"
         print(redact(f"{agent.provider}: {answer}"))
 

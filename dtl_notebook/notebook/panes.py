@@ -111,9 +111,11 @@ def windowed(count: int, keep: set[int]) -> list[int | tuple[int, int]]:
     return out
 
 
-def hidden_row(start: int, end: int, noun: str) -> str:
+def hidden_row(start: int, end: int, noun: str, ref: str = "") -> str:
+    """A run of windowed items; with `ref` (`request:messages`) the view can open it in place."""
+    window = f" dtl-window dtl-win:{esc(ref)}:{start}:{end}" if ref else ""
     return (
-        f'<div class="dtl-row dtl-muted"><i>… {end - start} earlier {noun} '
+        f'<div class="dtl-row dtl-muted{window}"><i>… {end - start} earlier {noun} '
         f"({start} to {end - 1}) unchanged; select an earlier request to see them</i></div>"
     )
 

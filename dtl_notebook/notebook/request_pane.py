@@ -26,7 +26,7 @@ from dtl_notebook.notebook.panes import (
     windowed,
 )
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.theme import CARRIER, LOAD
+from dtl_notebook.notebook.theme import BREAK, CARRIER, LOAD
 
 
 def _carrier(item: Any) -> str | None:
@@ -122,7 +122,7 @@ def _list_field(
     keep = {int(p.split(".")[1]) for p in recent if p.startswith(name + ".")}
     for entry in windowed(len(items), keep):
         if isinstance(entry, tuple):
-            rows.append(hidden_row(*entry, "items"))
+            rows.append(hidden_row(*entry, "items", f"request:{name}"))
             continue
         path = f"{name}.{entry}"
         keys = [key("lp", path)] if path in loads else []
@@ -189,6 +189,10 @@ def _item(
         style += "border-left:3px solid rgba(64, 140, 255, .9);"
     if lp is not None:
         marks += " " + badge("load point: + " + ", ".join(lp.tools), LOAD)
+    brk = bodies.rec.cache.cache_break
+    if brk is not None and brk.where == f"{field_name}.{i}":
+        keys = [*(keys or []), key("brk", "here")]
+        marks += " " + badge("cache breaks here", BREAK)
     attrs = link_attrs(*(keys or []), cls="dtl-row") + (f' style="{style}"' if style else "")
     return (
         f"<div {attrs}>"

@@ -20,6 +20,7 @@ from dtl_notebook.demo import DEMO_MODELS, demo_catalog, demo_session
 from dtl_notebook.live.loop import Agent
 from dtl_notebook.live.transport import KEY_VARIABLES, Transport, emulator_transport, live_transport
 from dtl_notebook.notebook.args import check_options
+from dtl_notebook.notebook.display import HTML
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire.modes import LOCAL_ENGINES, ModeConflictError, check_modes, search_mode
 
@@ -113,12 +114,33 @@ def options_for(
     return options
 
 
+@dataclass
+class LiveOutput:
+    """The cell output that shows a session's live view, and the first request of its turn."""
+
+    view: AgentView
+    handle: Any  # IPython's DisplayHandle (update(obj)), or None where nothing was displayed
+    start: int
+
+    def retire(self) -> None:
+        """The output keeps the static snapshot of its own turn; the view stops following."""
+        if self.handle is not None and hasattr(self.handle, "update"):
+            html, text = self.view.snapshot(self.start)
+            self.handle.update(HTML(html, text))
+        self.view.close()
+
+
 class Sessions:
-    """The Agents of the magics by name in the user namespace, and their views."""
+    """The Agents of the magics by name in the user namespace, and their views.
+
+    A session has one live view at a time, in the output of its newest `%%agent` cell; the
+    output before it becomes the static snapshot of its own turn (`display_live`).
+    """
 
     def __init__(self, namespace: Namespace | Callable[[], Namespace]) -> None:
         self._namespace = namespace
         self.views: dict[str, AgentView] = {}
+        self.outputs: dict[str, LiveOutput] = {}
 
     @property
     def namespace(self) -> Namespace:
@@ -165,14 +187,42 @@ class Sessions:
         """Bind `name` to `agent`: a free name, or one holding an Agent (its view goes)."""
         self.find(name)
         self.namespace[name] = agent
-        self.views.pop(name, None)
+        self.retire(name)
+        view = self.views.pop(name, None)
+        if view is not None:
+            view.close()
 
     def view(self, name: str, agent: Agent) -> AgentView:
+        """The session's live view (made, not displayed, when it has none)."""
         view = self.views.get(name)
         if view is None or view.agent is not agent:
+            self.retire(name)
+            if view is not None:
+                view.close()
             view = AgentView(agent, title=f"session `{name}`")
             self.views[name] = view
         return view
+
+    def display_live(self, name: str, agent: Agent, show: Callable[..., Any]) -> AgentView:
+        """Show a new live view of `name` here; the output that had it keeps its turn."""
+        self.retire(name)
+        old = self.views.pop(name, None)
+        if old is not None:
+            old.close()
+        view = AgentView(agent, title=f"session `{name}`", history=old)
+        self.views[name] = view
+        handle = show(view, display_id=True)
+        self.outputs[name] = LiveOutput(view, handle, len(agent.steps))
+        return view
+
+    def is_displayed(self, name: str) -> bool:
+        output = self.outputs.get(name)
+        return output is not None and output.view is self.views.get(name)
+
+    def retire(self, name: str) -> None:
+        output = self.outputs.pop(name, None)
+        if output is not None:
+            output.retire()
 
     def _missing(self, name: str) -> str:
         names = self.names()
@@ -212,4 +262,12 @@ def load_agent(path: str, previous: Agent | None, settings: Settings) -> Agent:
         raise UsageError(str(exc)) from None
 
 
-__all__ = ["Sessions", "Settings", "load_agent", "make_transport", "new_agent", "options_for"]
+__all__ = [
+    "LiveOutput",
+    "Sessions",
+    "Settings",
+    "load_agent",
+    "make_transport",
+    "new_agent",
+    "options_for",
+]

@@ -47,11 +47,14 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
             for name in message.added_tool_names or []:
                 entered.setdefault(name, i)
     paths = {lp.message_index: lp.path for lp in rec.load_points}
+    brk = rec.cache.cache_break
+    broken = {n.lstrip("+-") for n in brk.involved} if brk else set()
     rows = []
     active = list(st.active_tools)
     shown = set(range(min(len(active), HEAD // 3))) | set(
         range(max(0, len(active) - TAIL), len(active))
     )
+    shown |= {i for i, n in enumerate(active) if n in broken}
     hidden = [n for i, n in enumerate(active) if i not in shown]
     for i, name in enumerate(active):
         if i not in shown:
@@ -64,6 +67,9 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
             at = f"after message #{where}"
             if where in paths:
                 keys.append(lp_key(paths[where]))
+        if name in broken:
+            keys.append(key("brk", "here"))
+            at += f" · breaks the cache: {brk.message}" if brk else ""
         rows.append(
             f"<tr {link_attrs(*keys)}><td {LEFT}><code>{esc(name)}</code></td>"
             f'<td class="dtl-muted" {LEFT}>{esc(at)}</td></tr>'
@@ -85,7 +91,7 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
     marked = {lp.message_index for lp in recent_loads(rec)}
     for entry in windowed(len(rec.messages), marked):
         if isinstance(entry, tuple):
-            parts.append(hidden_row(*entry, "messages"))
+            parts.append(hidden_row(*entry, "messages", "state:messages"))
             continue
         parts.append(_message_row(entry, rec.messages[entry], paths))
     return "".join(parts)

@@ -1,12 +1,17 @@
 """`AgentView`: the live three-pane view of an agent's requests (an anywidget).
 
-Python renders all HTML (the `*_pane.py` modules); the front end (static/view.js) lays it out,
-draws the timeline and links hovered items across panes. Updates are incremental: each step
-sends its timeline item and the panes of the shown request, never the whole history.
+Python renders all HTML (the `*_pane.py` modules); the front end (static/view*.js) lays it
+out, draws the timeline and links items across panes. Updates are incremental and
+coalesced: each flush sends the timeline items since the last one and the panes of the
+newest request, at most every `flush_s` seconds while a turn runs. What a front end asks for (a
+request, a body, a preview, a switch, a copy, a search) travels as custom messages, each
+answered to the view that asked, so selection is per view.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +21,7 @@ import traitlets
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.loop import Agent, AgentEvent, Step
 from dtl_notebook.live.transport import redact
+from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.document import (
     agent_header,
     capture_header,
@@ -32,29 +38,51 @@ from dtl_notebook.notebook.records import (
     preview_record,
     step_records,
 )
+from dtl_notebook.notebook.window import search, window_html
 from dtl_notebook.wire.modes import PROVIDERS
 
 STATIC = Path(__file__).parent / "static"
+ESM_PARTS = ("view_dom.js", "view_timeline.js", "view_links.js", "view_tools.js", "view.js")
+CSS_PARTS = ("view.css", "view_controls.css")
 CHUNK = 200  # timeline items per message when a front end asks for the history
+
+
+def view_esm(css: str | None = None) -> str:
+    """The front end as one ES module (small files, concatenated in order).
+
+    With `css`, the module installs it once per page. anywidget's own `_css` rewrites its
+    style element for every new widget, which makes the browser restyle the whole page:
+    a cost that grows with every cell of a long notebook.
+    """
+    parts = [f"const VIEW_CSS = {json.dumps(css)};"]
+    parts += [(STATIC / name).read_text(encoding="utf-8") for name in ESM_PARTS]
+    return "\n".join(parts)
+
+
+def view_css() -> str:
+    return "".join((STATIC / name).read_text(encoding="utf-8") for name in CSS_PARTS)
 
 
 class AgentView(anywidget.AnyWidget):
     """The agent state, the request JSON and the model context of every request, side by side.
 
     `AgentView(agent)` follows the agent live (every step of `agent.run` appears as it
-    completes); `AgentView(records=...)` shows a fixed list, e.g. a captured log.
+    completes) until it is closed; `AgentView(records=...)` shows a fixed list, e.g. a
+    captured log. `selected` (Python only) picks the request the panes and the static
+    fallback show; -1 follows the newest. `history`, an earlier view of the same agent, lends
+    its records (they are not built again).
     """
 
-    _esm = STATIC / "view.js"
-    _css = (STATIC / "view.css").read_text(encoding="utf-8") + token_css()
+    _esm = view_esm(view_css() + token_css())
 
     header = traitlets.Dict().tag(sync=True)
     tail = traitlets.Dict().tag(sync=True)  # {"start": i, "items": [...]}: the newest items
     count = traitlets.Int(0).tag(sync=True)
-    selected = traitlets.Int(-1).tag(sync=True)  # -1 follows the newest request
-    panes = traitlets.Dict().tag(sync=True)
+    panes = traitlets.Dict().tag(sync=True)  # of the selected (else the newest) request
     providers = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    provider_choice = traitlets.Unicode("").tag(sync=True)
+    switched = traitlets.Dict().tag(sync=True)  # the preview after a switch, until a step
+    selected = traitlets.Int(-1)
+    flush_s = 0.1  # while a turn runs, updates go out at most this often (the rest coalesce)
 
     def __init__(
         self,
@@ -62,6 +90,7 @@ class AgentView(anywidget.AnyWidget):
         *,
         records: list[RequestRecord] | None = None,
         title: str = "dtl_notebook",
+        history: AgentView | None = None,
     ) -> None:
         if agent is None and records is None:
             raise TypeError("AgentView needs an agent or records=[...]")
@@ -72,16 +101,37 @@ class AgentView(anywidget.AnyWidget):
         self._committed = len(self.records)
         self._status = "idle"
         self._error: str | None = None
+        self._sent = 0  # timeline items the front ends have
+        self._flushed = 0.0
         self.preview: RequestRecord | None = None
+        self.previews: dict[str, RequestRecord] = {}
+        self._listening = False
         if agent is not None:
-            self.records = step_records(agent, agent.steps)
+            reuse = history is not None and history.agent is agent
+            if reuse and history is not None and len(history.records) == len(agent.steps):
+                self.records = list(history.records)  # built already: a new view costs O(1)
+            else:
+                self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
             agent.listeners.append(self._on_event)
+            self._listening = True
             self.providers = list(PROVIDERS)
         self.on_msg(self._on_message)
         self.observe(self._on_selected, "selected")
-        self.observe(self._on_provider_choice, "provider_choice")
         self._sync_all()
+
+    def close(self) -> None:
+        """Stop following the agent and close the front ends."""
+        if getattr(self, "_listening", False):  # not set when __init__ failed early
+            assert self.agent is not None
+            if self._on_event in self.agent.listeners:
+                self.agent.listeners.remove(self._on_event)
+            self._listening = False
+        super().close()
+
+    @property
+    def following(self) -> bool:
+        return self._listening
 
     # -- what the front end gets ---------------------------------------------------------------
     def header_data(self) -> dict[str, Any]:
@@ -107,7 +157,22 @@ class AgentView(anywidget.AnyWidget):
             self.header = self.header_data()
             self.count = len(self.records)
             self.tail = {"start": 0, "items": [timeline_item(r) for r in self.records]}
+            self._sent = len(self.records)
             self.panes = self._panes_for(self.selected)
+
+    def _flush(self, shrunk: bool = False) -> None:
+        """Send what changed since the last flush: header, new items, the newest panes."""
+        with self.hold_sync():
+            self.header = self.header_data()
+            self.count = len(self.records)
+            start = min(self._sent, len(self.records))
+            if start < len(self.records) or shrunk:
+                items = [timeline_item(r) for r in self.records[start:]]
+                self.tail = {"start": start, "items": items}
+            self._sent = len(self.records)
+            if self.selected < 0:
+                self.panes = self._panes_for(-1)
+        self._flushed = time.monotonic()
 
     # -- following the agent ------------------------------------------------------------------
     def _on_event(self, event: AgentEvent) -> None:
@@ -119,15 +184,12 @@ class AgentView(anywidget.AnyWidget):
         elif event.kind == "turn_end":
             self._committed = len(self.records)
             self._status = "idle"
-            self.header = self.header_data()
+            self._flush()
         elif event.kind == "turn_failed":
             del self.records[self._committed :]
             self._status, self._error = "idle", event.error
-            with self.hold_sync():
-                self.header = self.header_data()
-                self.count = len(self.records)
-                self.tail = {"start": len(self.records), "items": []}
-                self.panes = self._panes_for(self.selected)
+            self._sent = min(self._sent, len(self.records))
+            self._flush(shrunk=True)
 
     def _add_step(self, step: Step) -> None:
         assert self.agent is not None
@@ -135,13 +197,11 @@ class AgentView(anywidget.AnyWidget):
         record = from_step(len(self.records), step, self.agent, previous)
         self.records.append(record)
         self.preview = None
-        with self.hold_sync():
-            self._status = f"running: {len(self.records) - self._committed} step(s) of this turn"
-            self.header = self.header_data()
-            self.count = len(self.records)
-            self.tail = {"start": record.index, "items": [timeline_item(record)]}
-            if self.selected < 0:
-                self.panes = self._panes_for(-1)
+        if self.switched:
+            self.switched = {}
+        self._status = f"running: {len(self.records) - self._committed} step(s) of this turn"
+        if time.monotonic() - self._flushed >= self.flush_s:
+            self._flush()
 
     def refresh(self) -> None:
         """Re-read the agent's steps (after a reset, load or provider switch)."""
@@ -150,19 +210,28 @@ class AgentView(anywidget.AnyWidget):
             self._committed = len(self.records)
         self._sync_all()
 
-    # -- what the front end asks ----------------------------------------------------------------
-    def _on_selected(self, change: dict[str, Any]) -> None:
-        self.panes = self._panes_for(int(change["new"]))
+    def snapshot(self, start: int = 0) -> tuple[str, str]:
+        """The static HTML and plain text of the requests from `start` on: what a cell's
+        output keeps once a newer cell has the live view."""
+        header = {**self.header_data(), "status": "idle"}
+        records = self.records[start:]
+        return static_html(records, header), plain_text(records, header)
 
-    def _on_provider_choice(self, change: dict[str, Any]) -> None:
-        provider = str(change["new"])
-        if not provider or self.agent is None:
-            return
-        try:
-            self.switch(provider)
-        except Exception as exc:  # shown in the view, the session is untouched
-            self._error = redact(f"switch to {provider} failed: {exc}")
-            self.header = self.header_data()
+    # -- switching provider -----------------------------------------------------------------
+    def preview_as(self, provider: str) -> RequestRecord:
+        """The session as it stands serialized for `provider` (not sent, nothing switched)."""
+        assert self.agent is not None
+        if provider not in PROVIDERS:
+            raise ValueError(f"provider {provider!r}: not one of {', '.join(PROVIDERS)}")
+        if provider == self.agent.provider:
+            model, options = self.agent.model, self.agent.options
+        else:
+            model = DEMO_MODELS.get(provider, self.agent.model)
+            keep = ("search", "load_mode")
+            options = {k: v for k, v in self.agent.options.items() if k in keep and v}
+        record = preview_record(self.agent, provider, model, options)
+        self.previews[provider] = record
+        return record
 
     def switch(
         self, provider: str, model: str | None = None, options: dict[str, Any] | None = None
@@ -174,37 +243,117 @@ class AgentView(anywidget.AnyWidget):
         options = options or {}
         record = preview_record(self.agent, provider, model, options)  # fails before a change
         self.agent.switch(provider, model, **options)
-        self.preview = record
+        self.preview = self.previews[provider] = record
         self._error = None
         with self.hold_sync():
             self.header = self.header_data()
-            self.panes = self._lazy_panes(record, None)
+            data = self._lazy_panes(record, None)
+            self.switched = {"provider": provider, "item": timeline_item(record), "panes": data}
+            self.panes = data
         return record
 
-    def _record(self, index: int) -> RequestRecord | None:
-        if index == -1 and self.preview is not None:
-            return self.preview
+    # -- what the front end asks ----------------------------------------------------------------
+    def _on_selected(self, change: dict[str, Any]) -> None:
+        self.panes = self._panes_for(int(change["new"]))
+
+    def _record(self, index: int, provider: Any = None) -> RequestRecord | None:
+        if index == -1:
+            return self.previews.get(str(provider)) if provider else self.preview
         return self.records[index] if 0 <= index < len(self.records) else None
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if not isinstance(content, dict):
             return
-        if content.get("type") == "body":
-            index = content.get("index")
-            record = self._record(index) if isinstance(index, int) else None
-            ref = str(content.get("ref", ""))
-            html = body_html(record, ref) if record is not None else ""
-            self.send({"type": "body", "index": content.get("index"), "ref": ref, "html": html})
-        elif content.get("type") == "timeline":
-            start, end = content.get("start", 0), content.get("end", len(self.records))
-            if not (isinstance(start, int) and isinstance(end, int)):
-                return
-            start, end = max(0, start), min(len(self.records), end)
-            for i in range(start, end, CHUNK):
-                chunk = self.records[i : min(end, i + CHUNK)]
-                self.send(
-                    {"type": "timeline", "start": i, "items": [timeline_item(r) for r in chunk]}
-                )
+        handler = getattr(self, f"_msg_{content.get('type')}", None)
+        if handler is None:
+            return
+        try:
+            reply = handler(content)
+        except (KeyError, ValueError, TypeError) as exc:  # bad input: said to that view only
+            reply = {"type": "error", "text": redact(f"{content.get('type')}: {exc}")}
+        except Exception as exc:  # shown in the view; the session is untouched
+            reply = {"type": "error", "text": redact(f"{content.get('type')} failed: {exc}")}
+        if reply is not None:
+            self.send({**reply, "view": content.get("view")})
+
+    def _asked(self, content: dict[str, Any]) -> RequestRecord:
+        index = content.get("index")
+        record = self._record(index, content.get("provider")) if isinstance(index, int) else None
+        if record is None:
+            raise KeyError(f"index {index!r}: no such request in this view")
+        return record
+
+    def _msg_body(self, content: dict[str, Any]) -> dict[str, Any]:
+        ref = str(content.get("ref", ""))
+        index = content.get("index")
+        record = self._record(index, content.get("provider")) if isinstance(index, int) else None
+        html = body_html(record, ref) if record is not None else ""
+        return {"type": "body", "index": index, "ref": ref, "html": html}
+
+    def _msg_panes(self, content: dict[str, Any]) -> dict[str, Any]:
+        record = self._asked(content)
+        previous = self.records[record.index - 1] if record.index > 0 else None
+        return {"type": "panes", "index": record.index, "data": self._lazy_panes(record, previous)}
+
+    def _msg_timeline(self, content: dict[str, Any]) -> None:
+        start, end = content.get("start", 0), content.get("end", len(self.records))
+        if not (isinstance(start, int) and isinstance(end, int)):
+            raise TypeError(f"timeline: start and end must be integers, not {start!r}, {end!r}")
+        start, end = max(0, start), min(len(self.records), end)
+        for i in range(start, end, CHUNK):
+            chunk = self.records[i : min(end, i + CHUNK)]
+            self.send({"type": "timeline", "start": i, "items": [timeline_item(r) for r in chunk]})
+
+    def _msg_preview(self, content: dict[str, Any]) -> dict[str, Any]:
+        provider = str(content.get("provider", ""))
+        if self.agent is None:
+            raise ValueError("a captured log has no session to preview")
+        record = self.preview_as(provider)
+        return {
+            "type": "preview",
+            "provider": provider,
+            "current": provider == self.agent.provider,
+            "item": timeline_item(record),
+            "data": self._lazy_panes(record, None),
+        }
+
+    def _msg_switch(self, content: dict[str, Any]) -> dict[str, Any]:
+        provider = str(content.get("provider", ""))
+        if self.agent is None:
+            raise ValueError("a captured log has no session to switch")
+        if provider not in PROVIDERS:
+            raise ValueError(f"provider {provider!r}: not one of {', '.join(PROVIDERS)}")
+        before = self.agent.provider
+        record = self.preview_as(provider)
+        options = {k: v for k, v in self.agent.options.items() if k in ("search", "load_mode")}
+        if provider == before:
+            options = dict(self.agent.options)
+        self.switch(provider, record.model, options)
+        return {
+            "type": "switched",
+            "provider": provider,
+            "text": f"session switched: {before} → {provider} ({record.model}); the next "
+            "turn is serialized for it and starts cold (each provider keeps its own cache)",
+        }
+
+    def _msg_copy(self, content: dict[str, Any]) -> dict[str, Any]:
+        record = self._asked(content)
+        what, path = str(content.get("what", "")), str(content.get("path", ""))
+        return {"type": "copy", "what": what, "text": copy_text(record, what, path)}
+
+    def _msg_window(self, content: dict[str, Any]) -> dict[str, Any]:
+        record = self._asked(content)
+        ref, start, end = content.get("ref"), content.get("start"), content.get("end")
+        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end):
+            raise ValueError(f"window: start and end must be integers, not {start!r}, {end!r}")
+        html, _refs = window_html(record, str(ref), start, end)
+        return {"type": "window", "index": record.index, "ref": ref, "start": start, "html": html}
+
+    def _msg_search(self, content: dict[str, Any]) -> dict[str, Any]:
+        record = self._asked(content)
+        query = str(content.get("query", ""))[:200]
+        found = search(record, query)
+        return {"type": "search", "index": record.index, "query": query, "found": found}
 
     # -- display ---------------------------------------------------------------------------------
     def __repr__(self) -> str:

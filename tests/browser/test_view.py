@@ -52,6 +52,7 @@ def _check_linking(page: Page, view: str = ".dtl-view") -> None:
     marker.hover()
     for pane in ("state", "request", "context"):
         expect(root.locator(f".dtl-pane-{pane} .dtl-hl").first).to_be_attached()
+    marker.click()  # pins it: the other panes scroll there (hovering never scrolls)
     # The loaded schema is in the context pane and was scrolled into the pane's view.
     loaded = root.locator(".dtl-pane-context .dtl-hl").first
     expect(loaded).to_contain_text("loaded_schema")
@@ -78,7 +79,7 @@ def test_view_in_jupyterlab(browser: Browser, lab: LabServer) -> None:
     run = run_notebook(browser, lab, "view/view.ipynb", workspace="view")
     page = run.page
     views = page.locator(".jp-OutputArea-output .dtl-view")
-    expect(views).to_have_count(2)
+    expect(views).to_have_count(1)  # one live view: the newest cell's
     view = views.last
     for pane in ("state", "request", "context"):
         body = view.locator(f".dtl-pane-{pane} .dtl-pane-body")
@@ -87,8 +88,11 @@ def test_view_in_jupyterlab(browser: Browser, lab: LabServer) -> None:
     expect(view.locator(".dtl-pane-request")).to_contain_text("carrier: tool_reference")
     expect(view.locator(".dtl-pane-context")).to_contain_text("loaded_schema")
     expect(view.locator(".dtl-status")).to_have_text("idle")
-    # Both outputs show the same live model: every request of the session.
-    expect(views.first.locator(".dtl-tl-item")).to_have_count(view.locator(".dtl-tl-item").count())
+    # The first cell's output keeps its own turn, as static HTML.
+    first = page.locator(".jp-OutputArea-output .dtl-static")
+    expect(first).to_have_count(1)
+    expect(first).to_contain_text("turn 1")
+    expect(first).not_to_contain_text("turn 2")
     # The panes sit side by side.
     boxes = [view.locator(f".dtl-pane-{p}").bounding_box() for p in ("state", "request", "context")]
     assert all(boxes)

@@ -1,23 +1,28 @@
 // The exported page's stand-in for a widget model: state and bodies come from the page.
+// It answers the view's messages it can (requests' panes, bodies); the others say so.
 const data = JSON.parse(document.getElementById("dtl-data").textContent);
 const state = data.state;
 const handlers = {};
-const fire = (name) => (handlers[name] || []).forEach((cb) => cb());
+const reply = (msg) => setTimeout(() => (handlers["msg:custom"] || []).forEach((cb) => cb(msg)), 0);
+const answers = {
+  panes: (msg) => data.panes[msg.index] && { type: "panes", index: msg.index, data: data.panes[msg.index] },
+  body: (msg) => {
+    const n = data.bodies[`${msg.index}|${msg.ref}`];
+    return { type: "body", index: msg.index, ref: msg.ref, html: n === undefined ? "" : data.texts[n] };
+  },
+};
 const model = {
   get: (name) => state[name],
-  set: (name, value) => {
-    state[name] = value;
-    if (name === "selected") state.panes = data.panes[value] || state.panes;
-  },
-  save_changes: () => fire("change:panes"),
+  set: (name, value) => { state[name] = value; },
+  save_changes: () => {},
   on: (name, cb) => { (handlers[name] = handlers[name] || []).push(cb); },
   off: (name, cb) => { handlers[name] = (handlers[name] || []).filter((x) => x !== cb); },
   send: (msg) => {
-    if (!msg || msg.type !== "body") return;
-    const n = data.bodies[`${msg.index}|${msg.ref}`];
-    const html = n === undefined ? "" : data.texts[n];
-    const reply = { type: "body", index: msg.index, ref: msg.ref, html };
-    setTimeout(() => (handlers["msg:custom"] || []).forEach((cb) => cb(reply)), 0);
+    if (!msg || msg.type === "timeline") return;
+    const answer = answers[msg.type] ? answers[msg.type](msg) : {
+      type: "error", text: `${msg.type}: not available in an exported page (open the notebook)`,
+    };
+    if (answer) reply({ ...answer, view: msg.view });
   },
 };
 const url = URL.createObjectURL(new Blob([data.esm], { type: "text/javascript" }));

@@ -1,0 +1,72 @@
+"""What the view's copy buttons put on the clipboard: a request's JSON, one item, a curl line.
+
+Payloads in records are already masked; the curl line never holds a key either: it reads
+the provider's key variable from the shell (`$ANTHROPIC_API_KEY`, `$OPENAI_API_KEY`...).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from dtl_notebook.live.transport import KEY_VARIABLES, KIMI_BASE_URL, redact
+from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.wire.validate import required_betas
+
+ENDPOINTS = {
+    "anthropic": "https://api.anthropic.com/v1/messages",
+    "openai-responses": "https://api.openai.com/v1/responses",
+    "openai-chat": "https://api.openai.com/v1/chat/completions",
+    "kimi": f"{KIMI_BASE_URL}/chat/completions",
+}
+ANTHROPIC_VERSION = "2023-06-01"  # https://docs.anthropic.com/en/api/versioning
+
+
+def request_json(rec: RequestRecord) -> str:
+    return json.dumps(redact(rec.payload), ensure_ascii=False, indent=2)
+
+
+def item_json(rec: RequestRecord, path: str) -> str:
+    """One item of the request, by `field` or `field.index` (e.g. `tools.5`)."""
+    field_name, _, index = path.partition(".")
+    if field_name not in rec.payload:
+        raise KeyError(f"path {path!r}: the request has no field {field_name!r}")
+    value: Any = rec.payload[field_name]
+    if index:
+        if not (isinstance(value, list) and index.isdigit() and int(index) < len(value)):
+            raise KeyError(f"path {path!r}: no item {index} in {field_name}")
+        value = value[int(index)]
+    return json.dumps(redact(value), ensure_ascii=False, indent=2)
+
+
+def curl_command(rec: RequestRecord) -> str:
+    """A shell command that sends the same body; the key comes from the environment."""
+    url = ENDPOINTS.get(rec.provider)
+    if url is None:
+        raise KeyError(f"provider {rec.provider!r}: no public endpoint to copy a curl line for")
+    variable = KEY_VARIABLES[rec.provider]
+    headers = ["content-type: application/json"]
+    if rec.provider == "anthropic":
+        headers += [f"x-api-key: ${variable}", f"anthropic-version: {ANTHROPIC_VERSION}"]
+        betas = required_betas(rec.payload, rec.provider)
+        if betas:
+            headers.append(f"anthropic-beta: {','.join(betas)}")
+    else:
+        headers.append(f"authorization: Bearer ${variable}")
+    # Double quotes so the shell expands the key variable; nothing else in them is special.
+    lines = [f"curl {shlex.quote(url)}"]
+    lines += [f'  -H "{h}"' for h in headers]
+    lines.append("  --data-binary @- <<'JSON'")
+    return " \\\n".join(lines) + "\n" + request_json(rec) + "\nJSON\n"
+
+
+def copy_text(rec: RequestRecord, what: str, path: str = "") -> str:
+    """`what` is "json" (the request), "item" (one item by path) or "curl"."""
+    if what == "json":
+        return request_json(rec)
+    if what == "item":
+        return item_json(rec, path)
+    if what == "curl":
+        return curl_command(rec)
+    raise KeyError(f"copy: unknown kind {what!r} (json, item or curl)")

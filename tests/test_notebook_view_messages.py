@@ -1,0 +1,133 @@
+"""What the live view's front end asks and gets (custom messages), and its life cycle."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from dtl_notebook.demo import demo_session
+from dtl_notebook.live import Agent
+from dtl_notebook.notebook import AgentView
+from dtl_notebook.notebook.copying import copy_text
+from dtl_notebook.notebook.sessions import Sessions
+
+from .notebook_shell import ETA, WEATHER
+
+
+def agent_and_view() -> tuple[Agent, AgentView, list[dict[str, Any]]]:
+    agent = Agent(demo_session(), "anthropic", "claude-sonnet-4-6")
+    view = AgentView(agent)
+    sent: list[dict[str, Any]] = []
+    view.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    agent.run(ETA)
+    agent.run(WEATHER)
+    return agent, view, sent
+
+
+def ask(view: AgentView, sent: list[dict[str, Any]], **content: Any) -> dict[str, Any]:
+    view._on_message(view, {"view": "v7", **content}, [])
+    assert sent[-1]["view"] == "v7"  # answered to the view that asked
+    return sent[-1]
+
+
+def test_panes_of_any_request_per_view() -> None:
+    _, view, sent = agent_and_view()
+    reply = ask(view, sent, type="panes", index=1)
+    assert reply["type"] == "panes" and reply["data"]["title"].startswith("Request 2 ·")
+    assert view.panes["index"] == len(view.records) - 1  # the shared state did not move
+    assert ask(view, sent, type="panes", index=99)["type"] == "error"
+
+
+def test_copy_json_item_and_curl_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-value-0123456789")
+    _, view, sent = agent_and_view()
+    body = json.loads(ask(view, sent, type="copy", what="json", index=0)["text"])
+    assert body == view.records[0].payload
+    item = json.loads(ask(view, sent, type="copy", what="item", index=0, path="tools.1")["text"])
+    assert item == view.records[0].payload["tools"][1]
+    curl = ask(view, sent, type="copy", what="curl", index=0)["text"]
+    assert curl.startswith("curl https://api.anthropic.com/v1/messages")
+    assert '-H "x-api-key: $ANTHROPIC_API_KEY"' in curl and "sk-ant-secret" not in curl
+    assert json.loads(curl.split("<<'JSON'\n", 1)[1].rsplit("\nJSON", 1)[0]) == body
+    bad = ask(view, sent, type="copy", what="item", index=0, path="tools.9999")
+    assert bad["type"] == "error" and "tools.9999" in bad["text"]
+
+
+def test_curl_for_openai_reads_its_own_variable() -> None:
+    agent = Agent(demo_session(), "openai-responses", "gpt-5.4")
+    agent.run(ETA)
+    view = AgentView(agent)
+    curl = copy_text(view.records[0], "curl")
+    assert "https://api.openai.com/v1/responses" in curl
+    assert "authorization: Bearer $OPENAI_API_KEY" in curl
+
+
+def test_search_finds_collapsed_and_windowed_items_and_a_window_opens() -> None:
+    agent, view, sent = agent_and_view()
+    for _ in range(10):
+        agent.run(WEATHER)
+    last = len(view.records) - 1
+    found = ask(view, sent, type="search", index=last, query="PARIS")["found"]
+    refs = [m["ref"] for m in found]
+    assert "request:messages.6" in refs or any(r.startswith("request:messages.") for r in refs)
+    panes = view.panes["state"] + view.panes["request"] + view.panes["context"]
+    windows = re.findall(r"dtl-win:([a-z:]+):(\d+):(\d+)", panes)
+    assert windows  # a long session has windowed runs
+    ref, start, end = windows[0][0], int(windows[0][1]), int(windows[0][2])
+    reply = ask(view, sent, type="window", index=last, ref=ref, start=start, end=end)
+    assert reply["type"] == "window" and reply["html"].count("dtl-row") >= end - start
+    assert ask(view, sent, type="window", index=last, ref="nope", start=0, end=1)["type"] == "error"
+
+
+def test_preview_does_not_switch_and_switch_says_so() -> None:
+    agent, view, sent = agent_and_view()
+    reply = ask(view, sent, type="preview", provider="kimi")
+    assert reply["type"] == "preview" and not reply["current"]
+    assert agent.provider == "anthropic" and reply["data"]["title"].startswith("Preview")
+    same = ask(view, sent, type="preview", provider="anthropic")  # never ignored
+    assert same["type"] == "preview" and same["current"]
+    assert ask(view, sent, type="body", index=-1, provider="kimi", ref="request:tools.0")["html"]
+    switched = ask(view, sent, type="switch", provider="kimi")
+    assert switched["type"] == "switched" and agent.provider == "kimi"
+    assert "starts cold" in switched["text"]
+
+
+def test_a_closed_view_detaches_from_its_agent() -> None:
+    agent, view, _ = agent_and_view()
+    assert agent.listeners == [view._on_event]
+    view.close()
+    assert agent.listeners == [] and not view.following
+    count = view.count
+    agent.run(ETA)
+    assert view.count == count  # it follows no more
+    view.close()  # twice is harmless
+
+
+def test_sessions_display_one_live_view_and_snapshot_the_one_before() -> None:
+    agent = Agent(demo_session(), "anthropic", "claude-sonnet-4-6")
+    sessions = Sessions({"agent": agent})
+    shown: list[Any] = []
+
+    class Handle:
+        def __init__(self) -> None:
+            self.updates: list[Any] = []
+
+        def update(self, value: Any) -> None:
+            self.updates.append(value)
+
+    def show(value: Any, **_options: Any) -> Handle:
+        shown.append((value, Handle()))
+        return shown[-1][1]
+
+    first = sessions.display_live("agent", agent, show)
+    agent.run(ETA)
+    second = sessions.display_live("agent", agent, show)
+    agent.run(WEATHER)
+    assert second is not first and not first.following and second.following
+    assert second.records[:3] == first.records  # reused, not rebuilt
+    snapshot = shown[0][1].updates[-1]
+    assert "Request 3 · turn 1" in snapshot._repr_html_() and "turn 2" not in repr(snapshot)
+    assert shown[1][1].updates == [] and len(second.records) == len(agent.steps)
