@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
 from dtl_notebook.proxy.config import GENERATION_PATHS
-from dtl_notebook.proxy.recorder import Finished, Worker
+from dtl_notebook.proxy.recorder import Event, Finished, Worker
 
 ANALYZERS_KEPT = 64
 
@@ -31,8 +31,9 @@ class Summary:
         self._analyzers: OrderedDict[str, CacheAnalyzer] = OrderedDict()
         self._worker = Worker(self._line, "dtl-proxy-summary", size=256)
 
-    def __call__(self, finished: Finished) -> None:
-        self._worker.put(finished)
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Finished):  # one line per exchange, once it has ended
+            self._worker.put(event)
 
     def close(self) -> None:
         self._worker.close()
