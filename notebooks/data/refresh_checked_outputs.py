@@ -15,7 +15,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
-from dtl_notebook.agent.storage import write_atomic
+from dtl_notebook.agent.files import write_atomic
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent
 MARK = "# NBVAL_CHECK_OUTPUT"
