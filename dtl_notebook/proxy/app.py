@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -90,7 +91,9 @@ def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         limits = httpx2.Limits(max_connections=512, max_keepalive_connections=64)
-        async with httpx2.AsyncClient(timeout=TIMEOUT, limits=limits) as upstream:
+        nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]  # each write goes out at once
+        transport = httpx2.AsyncHTTPTransport(limits=limits, socket_options=nodelay)
+        async with httpx2.AsyncClient(timeout=TIMEOUT, transport=transport) as upstream:
             clients["upstream"] = upstream  # on the server's own loop
             yield
 
