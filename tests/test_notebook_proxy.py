@@ -36,12 +36,9 @@ def emulator() -> Iterator[EmulatorServer]:
 @pytest.fixture
 def shell(ip: InteractiveShell) -> Iterator[InteractiveShell]:
     yield ip
-    control = agent_magics(ip).commands.proxy
-    if control.proxy is not None:
-        control.proxy.stop()
-    if control.view is not None:
-        control.view.close()
-    control.proxy = control.view = None
+    magics = agent_magics(ip)
+    if magics is not None:
+        magics.commands.proxy.close()
 
 
 def start(shell: InteractiveShell, origin: str, store: Path, *more: str) -> tuple[ProxyView, str]:
@@ -90,6 +87,18 @@ def test_start_status_stop(
     assert len(audit_capture(store)["anthropic"]) == 2
     _, twice = line_magic(shell, "dtl proxy stop")
     assert "no proxy is running" in twice.stdout
+
+
+def test_unloading_the_extension_stops_the_proxy(
+    shell: InteractiveShell, emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    view, _ = start(shell, emulator.url, tmp_path / "s.sqlite")
+    proxy = view.proxy
+    assert proxy is not None and proxy.running
+    shell.run_line_magic("unload_ext", "dtl_notebook")
+    assert not proxy.running
+    with pytest.raises(httpx2.ConnectError):
+        httpx2.post(f"{proxy.url}/v1/messages", json={}, timeout=5)
 
 
 @pytest.mark.parametrize(

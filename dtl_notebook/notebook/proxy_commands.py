@@ -103,6 +103,14 @@ class ProxyControl:
         stored = proxy.recorder.stored if proxy.recorder else 0
         print(f"proxy stopped: {stored} exchanges stored in {proxy.config.store}")
 
+    def close(self) -> None:
+        """Stop the proxy, if one runs (the extension is being unloaded)."""
+        if self.proxy is not None and self.proxy.running:
+            self.proxy.stop()
+        if self.view is not None:
+            self.view.close()
+        self.proxy = self.view = None
+
     def status(self, args: argparse.Namespace) -> None:
         if self.proxy is None:
             print("no proxy is running (%dtl proxy start)")
