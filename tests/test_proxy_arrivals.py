@@ -5,9 +5,11 @@ against the conversation's latest response, and says so."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import httpx2
@@ -17,7 +19,7 @@ import pytest
 from dtl_notebook.cache import load_capture
 from dtl_notebook.cache.diagnostics import provider_diagnosis
 from dtl_notebook.live.emulator_server import EmulatorServer
-from dtl_notebook.proxy import Arrived, Event, Finished, Proxy
+from dtl_notebook.proxy import Arrived, Event, Finished, Proxy, Summary
 from dtl_notebook.proxy.diagnostics import with_diagnostics
 
 from .proxy_servers import FaultUpstream
@@ -169,3 +171,39 @@ def test_a_request_that_asks_itself_is_left_as_it_came() -> None:
     assert with_diagnostics({"model": "gpt-4o"}, "openai-chat", "x") is None
     # a model before GPT-5.6 takes no prompt_cache_options: the proxy would break the agent
     assert with_diagnostics({"model": "gpt-5.4"}, "openai-responses", "r") is None
+
+
+def test_the_terminal_summary_one_line_per_request(emulator: EmulatorServer) -> None:
+    lines: list[str] = []
+    summary = Summary(lines.append)
+    origin = emulator.url
+    with Proxy(port=0, listeners=[summary], diagnostics=True, upstream_anthropic=origin) as proxy:
+        client = anthropic.Anthropic(base_url=proxy.url, api_key=KEY, max_retries=0)
+        messages: list[Any] = [{"role": "user", "content": "where is order 7?"}]
+        rules = SYSTEM * 3  # above the model's minimum cacheable prefix
+        for system in (rules, rules, rules + " Time: 09:01"):
+            reply = client.messages.create(
+                model="claude-sonnet-4-5",
+                max_tokens=50,
+                system=system,
+                messages=messages,
+                cache_control={"type": "ephemeral"},
+            )
+            messages += [
+                {"role": "assistant", "content": reply.content},
+                {"role": "user", "content": "and then?"},
+            ]
+        assert proxy.recorder is not None and proxy.recorder.wait(3)
+    summary.close()
+    assert [line.split()[:5] for line in lines] == [
+        [f"#{n}", "c1", "anthropic", "claude-sonnet-4-5", "200"] for n in (1, 2, 3)
+    ]
+    first, second, third = lines
+    assert "break:" not in first + second and "provider: hit (agree)" in second
+    found = re.search(r"reported (\d+)/(\d+)/(\d+) predicted (\d+)/(\d+)/(\d+)", second)
+    assert found is not None
+    reported, predicted = found.groups()[:3], found.groups()[3:]
+    assert int(reported[0]) > 500 and reported[0] == predicted[0]  # the prefix read back
+    assert "break: system_changed" in third
+    assert "provider: system_changed (" in third and third.endswith("(agree)")
+    assert KEY not in "\n".join(lines)
