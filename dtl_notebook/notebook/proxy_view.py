@@ -36,7 +36,7 @@ STATIC = Path(__file__).parent / "static"
 COALESCE_S = 0.05
 QUEUE_SIZE = 4096
 CONVERSATIONS_KEPT = 50  # the least recently active beyond these are forgotten (not the shown)
-_EXPORT = re.compile(r"^export default \{ render \};?[ \t]*$", re.MULTILINE)
+_EXPORT = re.compile(r"^export default\b", re.MULTILINE)
 PICKER_CSS = """
 .dtl-proxy-bar { font-size: 12px; margin: 0 0 4px 0; }
 .dtl-proxy-bar .dtl-conv-picker { font-size: 12px; max-width: 60ch; }
@@ -44,12 +44,13 @@ PICKER_CSS = """
 
 
 def proxy_esm() -> str:
-    """view.js with the picker's wrapper as its default export."""
+    """view.js, its default export renamed `agentView`, then the picker's wrapper as the
+    module's default export."""
     base = (STATIC / "view.js").read_text(encoding="utf-8")
     if len(_EXPORT.findall(base)) != 1:
-        raise RuntimeError("static/view.js no longer ends with `export default { render };`")
+        raise RuntimeError("static/view.js must have exactly one `export default`")
     picker = (STATIC / "proxy_picker.js").read_text(encoding="utf-8")
-    return _EXPORT.sub("", base) + "\n" + picker
+    return _EXPORT.sub("const agentView =", base) + "\n" + picker
 
 
 @dataclass

@@ -1,5 +1,5 @@
-// The proxy view: the agent view (view.js, joined in front of this file by proxy_view.py)
-// under a bar with the conversation picker. Built with textContent only, never innerHTML.
+// The proxy view: the agent view (view.js, joined in front of this file by proxy_view.py, its
+// default export as `agentView`) under a bar with the conversation picker. Built with textContent only, never innerHTML.
 
 function renderProxy({ model, el }) {
   const bar = document.createElement("div");
@@ -11,7 +11,7 @@ function renderProxy({ model, el }) {
   label.appendChild(picker);
   bar.appendChild(label);
   el.appendChild(bar);
-  const cleanup = render({ model, el });
+  const cleanup = agentView.render({ model, el });
 
   function draw() {
     const list = model.get("conversations") || [];
