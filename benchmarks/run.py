@@ -2,8 +2,9 @@
 
 Speed rows (10,000-tool registry, search engines, per-turn analysis, the agent loop's own cost
 per request), benchmarks/turn_cost.py's table where it offers `rows()`, then the cache workload
-on both catalogs, and the view at scale (benchmarks/view.py). pydantic-ai's runs (the bench
-extra) go to a worker process on the second core.
+on both catalogs, the proxy against direct calls (benchmarks/proxy.py), and the view at scale
+(benchmarks/view.py). pydantic-ai's runs (the bench extra) go to a worker process on the
+second core.
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ def _first_request_summary(rows: list[dict[str, Any]]) -> str:
 def main() -> None:
     from load_scale import load_rows
     from memory import churn_rows, memory_rows
+    from proxy import proxy_rows, proxy_table
     from view import view_rows, view_table
 
     rows = speed_rows()  # timed with nothing else running
@@ -172,6 +174,8 @@ def main() -> None:
     rows += churn_rows()
     speed = speed_table(rows)
     print(speed)
+    proxied = proxy_table(proxy_rows())  # timed too: before the workload's second process
+    print(proxied)
     turn_cost = _turn_cost_section()
     # the cache workload is counted, not timed: pydantic-ai runs beside it on the other core
     with ProcessPoolExecutor(max_workers=1) as pool:
@@ -194,6 +198,8 @@ def main() -> None:
             "## Speed",
             "```\n" + speed + "\n```",
             *turn_cost,
+            "## The proxy against direct calls (`python -m dtl_notebook proxy`)",
+            "```\n" + proxied + "\n```",
             "## Cache workload (40 turns, 12 discoveries)",
             *sections,
             summary,

@@ -232,16 +232,23 @@ class CacheAnalyzer:
                 request.load_points, self._changes, ctx, rule, cached
             )
         if response is not None:
-            entry.reported = reported_usage(response, ctx.provider)
-            entry.disagreement = _disagreement(entry, rule)
-            entry.diagnosis = provider_diagnosis(response, ctx.provider, payload)
-            entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
+            self.answer(entry, response, payload)
         self.entries.append(entry)
         start = facts.starts.get("messages", len(chain)) if rule.breakpoints else 0
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = bool(deferred)
         self._carried = facts
         return entry
+
+    def answer(self, entry: CacheEntry, response: Any, payload: dict[str, Any]) -> None:
+        """Set what the provider reported for `entry` (predicted earlier, from `payload`
+        alone): its figures, how far they are from the prediction, its own diagnosis."""
+        rule = cache_rule(entry.provider, entry.model, **self.overrides)
+        brk = entry.cache_break
+        entry.reported = reported_usage(response, entry.provider)
+        entry.disagreement = _disagreement(entry, rule)
+        entry.diagnosis = provider_diagnosis(response, entry.provider, payload)
+        entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
 
     # -- Anthropic-style: writes at breakpoints, reads look back a fixed number of blocks -----
     def _breakpoints(

@@ -7,13 +7,14 @@ for the proxy's SQLite store).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact
 from dtl_notebook.cache.analyze import reported_usage
 from dtl_notebook.cache.capture_request import detect_provider, request_problem
+from dtl_notebook.wire.lenient import captured_findings
 from dtl_notebook.wire.reply import (
     JSON,
     ProviderError,
@@ -40,6 +41,8 @@ class Exchange:
     error: ProviderError | None = None
     status: int | None = None
     url: str | None = None
+    # findings on the request as the API takes it (never a refusal: the provider saw it)
+    notes: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:  # captured bodies may hold keys: masked like everything shown
         fields = ", ".join(f"{k}={redact(v)!r}" for k, v in vars(self).items())
@@ -82,6 +85,7 @@ def exchange_from(
         raise CaptureError(f"{where}: request {problem}")
     provider = detect_provider(body, url)
     exchange = Exchange(where, provider, body, status=status, url=url)
+    exchange.notes = captured_findings(body, provider)
     if raw is None or (raw == "" and refused(status)):
         if refused(status):
             exchange.error = ProviderError(provider, "empty error body", status)

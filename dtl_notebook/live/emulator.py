@@ -27,7 +27,8 @@ from dtl_notebook.live.emulator_input import View, build_view
 from dtl_notebook.live.emulator_replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.request_log import RequestLog
-from dtl_notebook.wire.validate import WireValidationError, validate_payload
+from dtl_notebook.wire.lenient import validate_lenient
+from dtl_notebook.wire.validate import WireValidationError
 
 JSON = dict[str, Any]
 PATHS = {
@@ -62,8 +63,8 @@ class Emulator:
             payload = json.loads(request.content)
         except json.JSONDecodeError as exc:
             return self._error(400, f"request body is not JSON: {exc.msg}", None)
-        try:
-            validate_payload(payload, self.provider)
+        try:  # as the API takes it, which is laxer than the SDK types in places
+            validate_lenient(payload, self.provider)
         except WireValidationError as exc:
             return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)

@@ -36,6 +36,7 @@ from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.proxy_commands import ProxyControl, add_proxy_parser
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
@@ -94,6 +95,7 @@ def _parser() -> tuple[Parser, dict[str, Parser]]:
     add("load", "Load a session written by the save subcommand.").add_argument("path")
     add("export", "Write the whole session to one self-contained HTML file.").add_argument("path")
     add("reset", "Start the session afresh on the demo catalog.")
+    parsers["proxy"] = add_proxy_parser(sub)
     return root, parsers
 
 
@@ -103,6 +105,7 @@ class Commands:
     def __init__(self, context: CommandContext) -> None:
         self.context = context
         self.parser, self.parsers = _parser()
+        self.proxy = ProxyControl()
 
     def run(self, line: str) -> Any:
         words = split_line(line)
@@ -293,6 +296,9 @@ class Commands:
         except OSError as exc:
             raise UsageError(f"cannot write {args.path}: {exc.strerror or exc}") from None
         print(f"wrote {path} ({path.stat().st_size:,} bytes, {len(view.records)} requests)")
+
+    def do_proxy(self, args: Any) -> Any:
+        return self.proxy.run(args)
 
     def do_reset(self, args: Any) -> None:
         sessions = self.context.sessions

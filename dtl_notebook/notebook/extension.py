@@ -21,6 +21,8 @@ def unload(shell: Any) -> None:
     for kind, names in (("line", ("agent", "dtl")), ("cell", ("agent",))):
         for name in names:
             manager.magics[kind].pop(name, None)
+    if magics is not None:
+        magics.commands.proxy.close()  # `%dtl proxy start`'s proxy frees its port
     if magics is not None and magics in shell.configurables:
         shell.configurables.remove(magics)
     display.unregister(shell)

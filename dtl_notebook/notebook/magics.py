@@ -183,6 +183,7 @@ class AgentMagics(Magics):
 
         Subcommands: tools [QUERY], search QUERY, activate NAME..., provider P [--model M],
         compare, show [STEP], diff A B, inspect FILE.jsonl, save PATH, load PATH,
-        export PATH.html, reset. Every one takes --session NAME (default: agent).
+        export PATH.html, reset (each takes --session NAME, default: agent); proxy
+        start|stop|status (a cache-inspector proxy in this kernel, with its live view).
         """
         return self.commands.run(line)

@@ -160,7 +160,7 @@ def _refused_entry(exchange: Exchange, provider: str, model: str) -> CacheEntry:
 
 
 def _capture_notes(exchange: Exchange, entry: CacheEntry) -> list[str]:
-    notes = [redact(n) for n in entry.context.notes]
+    notes = [redact(n) for n in [*exchange.notes, *entry.context.notes]]
     if exchange.error is not None:
         notes.insert(0, f"refused, left out of the cache sequence: {exchange.error}")
     return notes

@@ -4,12 +4,14 @@ reads like any capture."""
 
 from dtl_notebook.proxy.config import ProxyConfig, ProxyConfigError
 from dtl_notebook.proxy.conversations import Conversations
-from dtl_notebook.proxy.recorder import Finished, Recorder
+from dtl_notebook.proxy.recorder import Arrived, Event, Finished, Recorder
 from dtl_notebook.proxy.server import Proxy
 from dtl_notebook.proxy.summary import Summary
 
 __all__ = [
+    "Arrived",
     "Conversations",
+    "Event",
     "Finished",
     "Proxy",
     "ProxyConfig",

@@ -2,8 +2,9 @@
 
 Bodies go out byte for byte and come back as they arrive (`aiter_raw`: no decoding, no
 buffering), with the upstream's status, compression and headers less the hop-by-hop ones.
-Every exchange is handed to `sink` once it has ended, whatever happened; the sink must not
-block (the store queues it for its own thread).
+The recorder hears of every request as it arrives (`arrive`: it may add the cache-diagnostics
+field when asked to, the one edit ever made) and of every exchange once it has ended,
+whatever happened (`put`); neither blocks (the recorder queues them for its own thread).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -24,6 +26,7 @@ from starlette.types import Receive, Scope, Send
 from dtl_notebook.proxy.config import ROUTES, ProxyConfig
 from dtl_notebook.proxy.headers import end_to_end
 from dtl_notebook.proxy.record import ExchangeRecord
+from dtl_notebook.proxy.recorder import Recorder
 
 Sink = Callable[[ExchangeRecord], None]
 TIMEOUT = httpx2.Timeout(connect=10.0, read=600.0, write=60.0, pool=60.0)
@@ -79,15 +82,18 @@ class _Relay(Response):
             self.sink(record)
 
 
-def make_app(config: ProxyConfig, sink: Sink) -> Starlette:
-    """The ASGI app forwarding to `config`'s upstreams; each exchange ends in `sink`."""
+def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
+    """The ASGI app forwarding to `config`'s upstreams, telling `recorder` of each exchange."""
+    sink: Sink = recorder.put
     numbers = itertools.count(1)
     clients: dict[str, httpx2.AsyncClient] = {}
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         limits = httpx2.Limits(max_connections=512, max_keepalive_connections=64)
-        async with httpx2.AsyncClient(timeout=TIMEOUT, limits=limits) as upstream:
+        nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]  # each write goes out at once
+        transport = httpx2.AsyncHTTPTransport(limits=limits, socket_options=nodelay)
+        async with httpx2.AsyncClient(timeout=TIMEOUT, transport=transport) as upstream:
             clients["upstream"] = upstream  # on the server's own loop
             yield
 
@@ -132,7 +138,10 @@ def make_app(config: ProxyConfig, sink: Sink) -> Starlette:
             bytes(body),
             config.max_stored_response,
         )
-        outgoing = httpx2.Request(request.method, target, headers=headers, content=bytes(body))
+        recorder.arrive(record)  # may edit record.request_body (diagnostics, when asked)
+        outgoing = httpx2.Request(
+            request.method, target, headers=headers, content=record.request_body
+        )
         try:
             upstream = await client().send(outgoing, stream=True)
         except httpx2.HTTPError as exc:

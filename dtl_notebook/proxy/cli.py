@@ -33,6 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="any OpenAI-compatible server (vLLM, SGLang, Ollama, Kimi)",
     )
     parser.add_argument("--max-body", type=int, default=MAX_BODY_BYTES, metavar="BYTES")
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="add the providers' cache-diagnostics request fields (the one edit it makes)",
+    )
 
 
 def run(args: argparse.Namespace) -> None:
@@ -47,6 +52,7 @@ def run(args: argparse.Namespace) -> None:
             upstream_anthropic=args.upstream_anthropic,
             upstream_openai=args.upstream_openai,
             max_body=args.max_body,
+            diagnostics=args.diagnostics,
         )
         proxy.start()
     except (ProxyConfigError, OSError) as exc:
@@ -57,6 +63,12 @@ def run(args: argparse.Namespace) -> None:
         f"store: {args.store}   Ctrl-C stops it",
         flush=True,
     )
+    if args.diagnostics:
+        print(
+            "  --diagnostics: each request gets the provider's cache-diagnostics field "
+            "(Anthropic diagnostics, OpenAI prompt_cache_options) before it is forwarded",
+            flush=True,
+        )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:

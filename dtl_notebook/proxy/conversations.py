@@ -93,12 +93,17 @@ class Conversations:
 
     def answered(self, name: str, response_id: str) -> None:
         conversation = self._live.get(name)
-        if conversation is None or not response_id:
+        if conversation is None or not response_id or response_id in conversation.responses[-1:]:
             return
         conversation.responses.append(response_id)
         self._by_response[response_id] = name
         if len(conversation.responses) > self.responses_kept:
             self._by_response.pop(conversation.responses.pop(0), None)
+
+    def latest_response(self, name: str | None) -> str | None:
+        """The id of the latest answered response of conversation `name`."""
+        conversation = self._live.get(name) if name is not None else None
+        return conversation.responses[-1] if conversation and conversation.responses else None
 
     def __len__(self) -> int:
         return len(self._live)

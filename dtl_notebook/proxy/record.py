@@ -29,6 +29,8 @@ class ExchangeRecord:
     ended: float | None = None
     failure: str | None = None  # what went wrong on the way (unreachable, cut mid-stream)
     truncated: bool = False
+    conversation: str | None = None  # assigned in arrival order
+    edited: str | None = None  # what the proxy added to the request, when asked to
     _chunks: list[bytes] = field(default_factory=list)
     _kept: int = 0
 

@@ -1,10 +1,11 @@
 """From the forwarding path to the store, off the forwarding path.
 
-`Recorder.put(record)` never blocks: the exchange goes into a bounded queue that one thread
-drains, in arrival order: it groups the exchange into its conversation, masks it, writes it
-(one transaction) and hands the result to the listeners. A store that cannot be opened or
-written, or a full queue, is reported once (a log line, and `Recorder.problem`); forwarding
-carries on regardless.
+`Recorder.arrive(record)` (a request has come in) and `Recorder.put(record)` (its exchange
+has ended) never block: they go into a bounded queue that one thread drains in order. On
+arrival the request is grouped into its conversation and the listeners get an `Arrived`; at
+the end the exchange is masked, written (one transaction) and the listeners get a `Finished`.
+A store that cannot be opened or written, or a full queue, is reported once (a log line, and
+`Recorder.problem`); forwarding carries on regardless.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +23,28 @@ from typing import Any
 
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.conversations import Conversations
+from dtl_notebook.proxy.diagnostics import with_diagnostics
 from dtl_notebook.proxy.record import ExchangeRecord
-from dtl_notebook.proxy.store import StoredRow, StoreWriter, stored_row
+from dtl_notebook.proxy.store import StoredRow, StoreWriter, request_text, stored_row
 from dtl_notebook.wire.stream import response_body
 
 log = logging.getLogger("dtl_notebook.proxy")
 QUEUE_SIZE = 1024
+
+
+@dataclass
+class Arrived:
+    """A request as it reaches the proxy, before it is forwarded: its number, conversation
+    and body as an object (keys masked) where it parses. `edited` names what the proxy added
+    (with diagnostics on)."""
+
+    number: int
+    provider: str
+    path: str
+    conversation: str | None
+    request: dict[str, Any] | None
+    started: float
+    edited: str | None = None
 
 
 @dataclass
@@ -42,8 +61,18 @@ class Finished:
         value = self.row.values["conversation"]
         return str(value) if value is not None else None
 
+    @property
+    def number(self) -> int:
+        return int(self.row.values["number"])
 
-Listener = Callable[[Finished], None]
+
+Event = Arrived | Finished
+# called on the recorder's thread with each request as it arrives, then as it finishes
+Listener = Callable[[Event], None]
+PENDING_KEPT = 4096
+# a response's own id comes first: `{"id": ...}`, or message_start / response.created
+_RESPONSE_ID = re.compile(rb'"id"\s*:\s*"((?:msg|resp|chatcmpl)[A-Za-z0-9_-]*)"')
+_ID_WINDOW = 4096  # arrivals whose exchange has not finished yet, at most
 
 
 class Worker:
@@ -88,14 +117,24 @@ class Worker:
 
 
 class Recorder:
-    """Groups, masks and stores finished exchanges on its own thread."""
+    """Groups, masks and stores exchanges on its own thread, in arrival order: each request
+    is assigned its conversation when it arrives (listeners get an `Arrived`), and stored
+    when it has finished (listeners get a `Finished`)."""
 
-    def __init__(self, store: str | Path | None, listeners: list[Listener] | None = None) -> None:
+    def __init__(
+        self,
+        store: str | Path | None,
+        listeners: list[Listener] | None = None,
+        diagnostics: bool = False,
+    ) -> None:
         self.listeners = list(listeners or [])
         self.conversations = Conversations()
+        self.diagnostics = diagnostics
         self.problem: str | None = None
         self.stored = 0
         self.handled = 0
+        self._lock = threading.Lock()  # conversations: this thread, and the forwarding path
+        self._pending: OrderedDict[int, tuple[str, dict[str, Any] | None]] = OrderedDict()
         self._handled_changed = threading.Condition()
         self._writer: StoreWriter | None = None
         if store is not None:
@@ -103,10 +142,31 @@ class Recorder:
                 self._writer = StoreWriter(store)
             except Exception as exc:
                 self._report(f"store {store} cannot be opened ({exc}); nothing is stored")
-        self._worker = Worker(self._record, "dtl-proxy-store")
+        self._worker = Worker(self._handle, "dtl-proxy-store")
+
+    def arrive(self, record: ExchangeRecord) -> None:
+        """A request has arrived (before forwarding); never blocks. With diagnostics on, the
+        request is first given the providers' cache-diagnostics field (see `diagnose`)."""
+        if self.diagnostics and record.path in GENERATION_PATHS:
+            self._diagnose(record)
+        self._worker.put(("arrived", record))
 
     def put(self, record: ExchangeRecord) -> None:
-        self._worker.put(record)
+        """An exchange has ended, whatever happened; never blocks."""
+        if self.diagnostics and record.conversation is not None:
+            self._answered_early(record)
+        self._worker.put(("finished", record))
+
+    def _answered_early(self, record: ExchangeRecord) -> None:
+        """With diagnostics on, the conversation learns its response id at once (the client
+        may send the next request before this thread has stored the exchange): the first id
+        in the body's head, where the response is not compressed."""
+        if record.status != 200 or record.failure or record.header("content-encoding"):
+            return
+        found = _RESPONSE_ID.search(record.response_body[:_ID_WINDOW])
+        if found is not None and record.conversation is not None:
+            with self._lock:
+                self.conversations.answered(record.conversation, found.group(1).decode())
 
     def flush(self) -> None:
         """Wait until every exchange handed over so far is stored."""
@@ -118,13 +178,59 @@ class Recorder:
         with self._handled_changed:
             return self._handled_changed.wait_for(lambda: self.handled >= count, timeout)
 
+    def _handle(self, item: tuple[str, ExchangeRecord]) -> None:
+        kind, record = item
+        if kind == "arrived":
+            self._arrived(record)
+        else:
+            self._record(record)
+
+    def _assign(self, record: ExchangeRecord, request: dict[str, Any] | None) -> None:
+        if record.conversation is None and request is not None and record.path in GENERATION_PATHS:
+            with self._lock:
+                record.conversation = self.conversations.assign(record.provider, request)
+
+    def _arrived(self, record: ExchangeRecord) -> None:
+        text = request_text(record)
+        request = _json_object(text)
+        self._assign(record, request)
+        self._pending[record.number] = (text, request)
+        while len(self._pending) > PENDING_KEPT:
+            self._pending.popitem(last=False)
+        event = Arrived(
+            record.number,
+            record.provider,
+            record.path,
+            record.conversation,
+            request,
+            record.started,
+            record.edited,
+        )
+        for listener in self.listeners:
+            listener(event)
+
+    def _diagnose(self, record: ExchangeRecord) -> None:
+        """Add the cache-diagnostics field against the conversation's latest response, on the
+        forwarding path (the body must be edited before it goes out)."""
+        request = _json_object(record.request_body.decode("utf-8", "replace"))
+        if request is None or record.header("content-encoding", False):
+            return
+        self._assign(record, request)
+        with self._lock:
+            previous = self.conversations.latest_response(record.conversation)
+        edited = with_diagnostics(request, record.provider, previous)
+        if edited is not None:
+            body, record.edited = edited
+            record.request_body = json.dumps(body, ensure_ascii=False).encode()
+
     def _record(self, record: ExchangeRecord) -> None:
-        row = stored_row(record)
-        request = _json_object(row.request)
-        conversation = None
-        if request is not None and record.path in GENERATION_PATHS:
-            conversation = self.conversations.assign(record.provider, request)
-            row.values["conversation"] = conversation
+        text, request = self._pending.pop(record.number, (None, None))
+        if text is None:
+            text = request_text(record)
+            request = _json_object(text)
+            self._assign(record, request)
+        row = stored_row(record, record.conversation, text)
+        conversation = record.conversation
         response = None
         if record.status is not None and record.status < 400 and record.failure is None:
             try:
@@ -133,7 +239,8 @@ class Recorder:
                 parsed = None
             response = parsed if isinstance(parsed, dict) else None
         if conversation is not None and response is not None and "id" in response:
-            self.conversations.answered(conversation, str(response["id"]))
+            with self._lock:
+                self.conversations.answered(conversation, str(response["id"]))
         if self._writer is not None:
             try:
                 self._writer.write(row)

@@ -20,7 +20,10 @@ log = logging.getLogger("dtl_notebook.proxy")
 
 class Proxy:
     """A cache-inspector proxy on `host:port` (port 0: a free one); `start()` / `stop()`.
-    Keyword arguments are ProxyConfig.make's (upstream_anthropic, upstream_openai,
+    `listeners` hear of each request as it arrives and as it finishes (`Arrived`,
+    `Finished`, on the recorder's thread); `diagnostics=True` adds the providers'
+    cache-diagnostics request fields (proxy/diagnostics.py), the one edit it ever makes.
+    Other keyword arguments are ProxyConfig.make's (upstream_anthropic, upstream_openai,
     max_body, max_stored_response)."""
 
     def __init__(
@@ -29,10 +32,12 @@ class Proxy:
         host: str = "127.0.0.1",
         port: int = DEFAULT_PORT,
         listeners: list[Listener] | None = None,
+        diagnostics: bool = False,
         **settings: Any,
     ) -> None:
         self.config = ProxyConfig.make(host=host, port=port, store=store, **settings)
         self.listeners = list(listeners or [])
+        self.diagnostics = bool(diagnostics)
         self.recorder: Recorder | None = None
         self._server: ThreadedServer | None = None
 
@@ -61,8 +66,8 @@ class Proxy:
                 "the API keys its clients send",
                 self.config.host,
             )
-        recorder = Recorder(self.config.store, self.listeners)
-        server = ThreadedServer(make_app(self.config, recorder.put), self.config.host, self.port)
+        recorder = Recorder(self.config.store, self.listeners, self.diagnostics)
+        server = ThreadedServer(make_app(self.config, recorder), self.config.host, self.port)
         try:
             server.start()
         except BaseException:
@@ -85,7 +90,8 @@ class Proxy:
         stored = self.recorder.stored if self.recorder else 0
         problem = self.recorder.problem if self.recorder else None
         where = f", store {self.config.store}" if self.config.store else ", no store"
-        return f"running on {self.url}{where}, {stored} exchanges stored" + (
+        asked = ", adding the providers' cache-diagnostics fields" if self.diagnostics else ""
+        return f"running on {self.url}{where}, {stored} exchanges stored{asked}" + (
             f" (problem: {problem})" if problem else ""
         )
 

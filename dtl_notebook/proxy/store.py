@@ -101,10 +101,17 @@ class StoredRow:
         return str(self.values["response_body"])
 
 
-def stored_row(record: ExchangeRecord, conversation: str | None = None) -> StoredRow:
-    """`record` fit to store."""
+def request_text(record: ExchangeRecord) -> str:
+    """The request body as text fit to keep or show (decoded, keys masked)."""
+    encoding = record.header("content-encoding", False)
+    return masked_text(decoded(record.request_body, encoding, record.limit)[0])
+
+
+def stored_row(
+    record: ExchangeRecord, conversation: str | None = None, request: str | None = None
+) -> StoredRow:
+    """`record` fit to store; `request`: its `request_text`, where already worked out."""
     limit = record.limit
-    request, _ = decoded(record.request_body, record.header("content-encoding", False), limit)
     response, cut = decoded(record.response_body, record.header("content-encoding"), limit)
     truncated = record.truncated or cut
     kind = (record.header("content-type") or "").lower()
@@ -117,7 +124,7 @@ def stored_row(record: ExchangeRecord, conversation: str | None = None) -> Store
         "path": record.path,
         "query": masked_text(record.query),
         "request_headers": json.dumps(stored_headers(record.request_headers)),
-        "request_body": masked_text(request),
+        "request_body": request_text(record) if request is None else request,
         "status": record.status,
         "response_headers": json.dumps(stored_headers(record.response_headers)),
         "response_body": masked_text(response, cut=truncated),

@@ -1,5 +1,6 @@
 """One terminal line per request: conversation, provider, model, status, the cache figures the
-response reported, and those predicted from the conversation's earlier requests.
+response reported, those predicted from the conversation's earlier requests, the break cause,
+and the provider's own diagnosis where the response carries one (`--diagnostics`).
 
 The prediction runs on its own thread (it tokenizes whole contexts), fed by a bounded queue,
 so neither forwarding nor storing waits for it.
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
 from dtl_notebook.proxy.config import GENERATION_PATHS
-from dtl_notebook.proxy.recorder import Finished, Worker
+from dtl_notebook.proxy.recorder import Event, Finished, Worker
 
 ANALYZERS_KEPT = 64
 
@@ -31,8 +32,9 @@ class Summary:
         self._analyzers: OrderedDict[str, CacheAnalyzer] = OrderedDict()
         self._worker = Worker(self._line, "dtl-proxy-summary", size=256)
 
-    def __call__(self, finished: Finished) -> None:
-        self._worker.put(finished)
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Finished):  # one line per exchange, once it has ended
+            self._worker.put(event)
 
     def close(self) -> None:
         self._worker.close()
@@ -42,7 +44,8 @@ class Summary:
 
     def line(self, finished: Finished) -> str:
         """`#3 c1 anthropic claude-sonnet-4-5 200 reported 1200/300/20 predicted 1200/300/20`,
-        figures as cached/written/uncached tokens, then the predicted break cause."""
+        figures as cached/written/uncached tokens, then the predicted break cause and the
+        provider's diagnosis (`provider: system_changed (1200 tokens) (agree)`)."""
         values = finished.row.values
         request = finished.request or {}
         head = f"#{values['number']} {finished.conversation or '-'} {values['provider']}"
@@ -56,12 +59,15 @@ class Summary:
         if finished.response is None:
             return " ".join([*parts, "no readable response"])
         reported = reported_usage(finished.response, str(values["provider"]))
-        predicted, cause = self._predict(finished)
+        predicted, cause, diagnosis = self._predict(finished)
         parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
-        return " ".join(parts + ([f"break: {cause}"] if cause else []))
+        parts += [f"break: {cause}"] if cause else []
+        return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
-    def _predict(self, finished: Finished) -> tuple[str, str | None]:
-        """The prediction against the conversation's earlier answered requests."""
+    def _predict(self, finished: Finished) -> tuple[str, str | None, str | None]:
+        """The prediction against the conversation's earlier answered requests: figures,
+        the break cause, and the provider's own diagnosis (agreeing or not) where it gave
+        one."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
@@ -70,11 +76,14 @@ class Summary:
             while len(self._analyzers) > ANALYZERS_KEPT:
                 self._analyzers.popitem(last=False)
         self._analyzers.move_to_end(name)
+        started = float(finished.row.values["started"])
         try:
-            entry = analyzer.add(finished.request or {}, at=float(finished.row.values["started"]))
+            entry = analyzer.add(finished.request or {}, finished.response, at=started)
         except Exception as exc:  # a shape the analyzer does not model
-            return f"unavailable ({type(exc).__name__})", None
+            return f"unavailable ({type(exc).__name__})", None, None
         analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
         cause = entry.cache_break.cause if entry.cache_break else None
-        return _figures(usage), cause
+        diagnosis = entry.diagnosis
+        said = f"{diagnosis} ({entry.diagnosis_agreement})" if diagnosis else None
+        return _figures(usage), cause, said

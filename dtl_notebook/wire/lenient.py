@@ -1,0 +1,96 @@
+"""Checking a body as the API takes it, where the SDK's request types are stricter.
+
+The OpenAI SDK types make a Responses function tool's `strict` and `parameters` required
+fields (`Required[Optional[...]]`), but the API takes a function tool without them and applies
+its defaults (https://platform.openai.com/docs/api-reference/responses/create, `tools`);
+Codex sends its whole catalog so, in a leading `additional_tools` item. Requests this package
+builds are validated strictly (`validate_payload`); Codex's WebSocket `response.create`
+events add `generate`. Traffic captured from other agents, and
+the emulator standing in for the API, are checked here: such fields count as their defaults
+and each kind of omission is named in a note, never a refusal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dtl_notebook.wire.shape_errors import WireValidationError
+from dtl_notebook.wire.validate import validate_payload
+
+# Responses function-tool fields the SDK types require and the API defaults
+_TOOL_DEFAULTS = {"strict": None, "parameters": None}
+
+
+def with_api_defaults(payload: dict[str, Any], provider: str) -> tuple[dict[str, Any], list[str]]:
+    """`payload` with the fields the API defaults filled in (a copy where anything is
+    filled; the original is never changed), and a note per kind of omission."""
+    if provider != "openai-responses" or not isinstance(payload, dict):
+        return payload, []
+    missing: dict[str, list[str]] = {}
+    body = dict(payload)
+    notes = []
+    if "generate" in body:  # Responses over WebSocket: `generate: false` warms the cache only
+        value = json.dumps(body.pop("generate"))
+        notes.append(
+            f"generate: {value}: a WebSocket response.create field (false: a prefetch that "
+            "warms the cache and generates nothing), not in the SDK's HTTP types"
+        )
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        body["tools"] = _fill_tools(tools, "tools", missing)
+    items = body.get("input")
+    if isinstance(items, list):
+        filled = []
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and isinstance(item.get("tools"), list):
+                item = {**item, "tools": _fill_tools(item["tools"], f"input.{i}.tools", missing)}
+            filled.append(item)
+        body["input"] = filled
+    if not missing and not notes:
+        return payload, []
+    return body, [*notes, *(_note(field, paths) for field, paths in missing.items())]
+
+
+def _fill_tools(tools: list[Any], where: str, missing: dict[str, list[str]]) -> list[Any]:
+    filled = []  # a namespace's members are typed with these fields optional: left as they are
+    for j, tool in enumerate(tools):
+        if isinstance(tool, dict) and tool.get("type") == "function":
+            absent = [k for k in _TOOL_DEFAULTS if k not in tool]
+            for key in absent:
+                missing.setdefault(key, []).append(f"{where}.{j}")
+            if absent:
+                tool = {**tool, **{k: _TOOL_DEFAULTS[k] for k in absent}}
+        filled.append(tool)
+    return filled
+
+
+def _note(field: str, paths: list[str]) -> str:
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    count = f"{len(paths)} function tool{'s' if len(paths) != 1 else ''}"
+    return (
+        f"{count} without `{field}` ({shown}): the SDK types require the field, the API "
+        "takes the tool without it and applies its default"
+    )
+
+
+def validate_lenient(payload: dict[str, Any], provider: str) -> list[str]:
+    """`validate_payload` as the API takes the body: the notes of what the SDK types call
+    invalid but the API accepts; raises WireValidationError for anything else."""
+    body, notes = with_api_defaults(payload, provider)
+    validate_payload(body, provider)
+    return notes
+
+
+def captured_findings(payload: dict[str, Any], provider: str) -> list[str]:
+    """Notes on a captured request body, which is analysed whatever they say (the provider
+    has seen it already): what the API accepts though the SDK types do not, and any shape
+    the SDK types refuse. Never raises."""
+    try:
+        return validate_lenient(payload, provider)
+    except WireValidationError as exc:
+        notes = with_api_defaults(payload, provider)[1]
+        where = exc.path or "<root>"
+        return [*notes, f"the SDK request types call this body invalid at {where}: {exc.reason}"]
+    except (ValueError, TypeError, RecursionError) as exc:  # a provider or body not modelled
+        return [f"not validated: {type(exc).__name__}: {exc}"]
