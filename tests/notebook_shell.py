@@ -70,6 +70,9 @@ def reset_namespace(shell: InteractiveShell) -> None:
 def reset_shell(shell: InteractiveShell) -> Any:
     """A clean namespace, the extension loaded, AgentMagics at its defaults with no views."""
     reset_namespace(shell)
+    # `%config AgentMagics.x = ...` stays in the shell's config, a rejected value too: each test
+    # starts from the defaults (a reloaded extension would otherwise read what a test left)
+    shell.config.pop("AgentMagics", None)
     magics = ensure_loaded(shell)
     magics.views.clear()
     magics.sessions.outputs.clear()

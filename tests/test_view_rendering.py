@@ -202,3 +202,15 @@ def test_export_is_written_with_the_umask_mode(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_break_shows_its_one_line_fix() -> None:
+    from dtl_notebook.cache.causes import BreakCause
+    from dtl_notebook.cache.codes import fix
+    from dtl_notebook.cache.explain import CacheBreak
+    from dtl_notebook.notebook.marks import break_html
+
+    brk = CacheBreak(BreakCause.SYSTEM_CHANGED, "system.0")
+    html = break_html(brk)
+    assert f"fix: {fix(BreakCause.SYSTEM_CHANGED)}" in html.replace("&#x27;", "'")
+    assert 'class="dtl-fix"' in html

@@ -63,8 +63,8 @@ def lost_text(brk: CacheBreak, cached: int) -> str:
 def break_html(
     brk: CacheBreak | None, rec: RequestRecord | None = None, previous: RequestRecord | None = None
 ) -> str:
-    """The break in one line, then the segment where it happens, diffed by whole lines with
-    the changed words marked (from both requests where the view has them)."""
+    """The break in one line, its one-line fix, then the segment where it happens, diffed by
+    whole lines with the changed words marked (from both requests where the view has them)."""
     if brk is None:
         return ""
     cached = rec.cache.cached_tokens if rec is not None else 0
@@ -81,7 +81,8 @@ def break_html(
     return (
         f'<div {link_attrs(key("brk", "here"), cls="dtl-breakbox")} style="{style}">'
         f"<b>Cache break: {esc(brk.message)}</b>{esc(involved + where)}"
-        f"{esc(lost_text(brk, cached))}{diff}</div>"
+        f"{esc(lost_text(brk, cached))}"
+        f'<div class="dtl-fix" style="margin-top:2px">fix: {esc(brk.fix)}</div>{diff}</div>'
     )
 
 
