@@ -20,7 +20,7 @@ from workload_script import Turn, conversation
 from dtl_notebook import Session, Tool
 from dtl_notebook.agent.search import make_engine
 from dtl_notebook.agent.sections import tool_catalog
-from dtl_notebook.cache.analyze import CacheEntry
+from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.demo import core_tool_names, demo_group_summaries
 from dtl_notebook.live import Agent
 from dtl_notebook.live.emulator import Emulator

@@ -3,8 +3,6 @@
 from dtl_notebook.cache.analyze import (
     CacheAnalyzer,
     CacheBreak,
-    CacheEntry,
-    CacheReport,
     DiffOp,
     Usage,
     analyze,
@@ -20,6 +18,7 @@ from dtl_notebook.cache.audit import (
 )
 from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.causes import BreakCause
+from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule
 
 __all__ = [

@@ -7,13 +7,13 @@ per request is its new part plus one hash per segment.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
-from dtl_notebook.cache.change_savings import ChangeSaving, change_savings
-from dtl_notebook.cache.diagnostics import ProviderDiagnosis, agreement, provider_diagnosis
+from dtl_notebook.cache.change_savings import change_savings
+from dtl_notebook.cache.diagnostics import agreement, provider_diagnosis
+from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.explain import (
     SYSTEM_KINDS,
     TOOL_KINDS,
@@ -24,12 +24,12 @@ from dtl_notebook.cache.explain import (
     explain,
     scaffolding_break,
 )
-from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace, cache_rule, shared_prefix
+from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
+from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
 from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
-from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.request import WireRequest
 
@@ -38,107 +38,11 @@ __all__ = [
     "TOOL_KINDS",
     "CacheAnalyzer",
     "CacheBreak",
-    "CacheEntry",
-    "CacheReport",
     "DiffOp",
     "Usage",
     "analyze",
     "reported_usage",
 ]
-
-
-@dataclass(repr=False)
-class CacheEntry:
-    """The prediction for one request."""
-
-    index: int
-    provider: str
-    model: str
-    total_tokens: int
-    cached_tokens: int
-    written_tokens: int
-    uncached_tokens: int
-    best_cached_tokens: int
-    cache_break: CacheBreak | None
-    context: ModelContext
-    reported: Usage | None = None
-    disagreement: str | None = None
-    diagnosis: ProviderDiagnosis | None = None  # the provider's own reason, when it gave one
-    diagnosis_agreement: str = "unavailable"  # predicted cause vs. the provider's reason
-    # a fact, not a break: the request is shorter than the model's minimum cacheable prefix,
-    # so none of it is written to the cache, e.g. "40 < 1024 tokens"
-    below_minimum: str | None = None
-    # each tool change first carried here: its cost against a naive rewrite of the tools
-    change_savings: list[ChangeSaving] = field(default_factory=list)
-    # hidden prompts of hosted tools whose size is not published: shared by every request
-    # with the same tool, they are read from the cache across conversations (a first request
-    # included) but are not in `cached_tokens`
-    shared_unpredicted: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""
-        brk += f", below the minimum ({self.below_minimum})" if self.below_minimum else ""
-        return (
-            f"CacheEntry(index={self.index}, cached={self.cached_tokens}, "
-            f"written={self.written_tokens}, uncached={self.uncached_tokens}{brk})"
-        )
-
-
-@dataclass(repr=False)
-class CacheReport:
-    """One entry per request, in order."""
-
-    entries: list[CacheEntry]
-
-    def __repr__(self) -> str:
-        cached = sum(e.cached_tokens for e in self.entries)
-        total = sum(e.total_tokens for e in self.entries) or 1
-        return (
-            f"CacheReport(requests={len(self.entries)}, breaks={len(self.breaks)}, "
-            f"cached={round(100 * cached / total)}%)"
-        )
-
-    def __getitem__(self, index: int) -> CacheEntry:
-        return self.entries[index]
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self) -> Iterator[CacheEntry]:
-        return iter(self.entries)
-
-    @property
-    def breaks(self) -> list[CacheEntry]:
-        return [e for e in self.entries if e.cache_break is not None]
-
-
-class _Keys:
-    """Cache keys of a request's segments: the chain hash, with the request's settings mixed
-    in from segment `cut` on."""
-
-    def __init__(self, chain: list[str], cut: int, settings_salt: str) -> None:
-        self.chain, self.cut, self.salt = chain, cut, settings_salt
-
-    def __getitem__(self, i: int) -> str:
-        key = self.chain[i]
-        return key + self.salt if self.salt and i >= self.cut else key
-
-
-@dataclass
-class _Lifetime:
-    """When a cache entry was last written or read, and how long it lives after that."""
-
-    written_at: float
-    ttl: float
-
-
-@dataclass
-class _Space:
-    """What automatic prefix caching has written under one routing key (`prompt_cache_key`)."""
-
-    written: dict[str, _Lifetime]  # chain hash -> when written, for how long
-    prefix: dict[str, tuple[int, str]]  # chain -> tokens, next segment text
-    ends: set[str]  # chain hashes at the end of earlier requests
 
 
 class CacheAnalyzer:
@@ -149,12 +53,7 @@ class CacheAnalyzer:
     ) -> None:
         self.provider, self.model, self.overrides = provider, model, overrides
         self.entries: list[CacheEntry] = []
-        self._written: dict[str, _Lifetime] = {}  # chain hash -> when written, for how long
-        # the automatic-caching run the previous request belongs to: every link of its chain
-        # (and only those) shares one lifetime, so a request that extends it refreshes them all
-        self._run: tuple[CacheRule, _Lifetime, int, str] | None = None
-        # automatic caching, per routing key ("" for requests without one)
-        self._spaces: dict[str, _Space] = {"": _Space(self._written, {}, set())}
+        self._cache = PromptCache()
         self._previous: Earlier | None = None
         self._carried: Carried | None = None
         self._previous_deferred = False
@@ -188,11 +87,13 @@ class CacheAnalyzer:
         if rule.breakpoints:
             # the settings sit between system and messages: mixed into the keys from there
             cut = facts.starts.get("messages", len(chain)) if settings_salt else len(chain)
-            keys = _Keys(chain, cut, settings_salt)
-            cached, written, expired, wrote = self._breakpoints(ctx, facts, keys, points, rule, now)
+            keys = SegmentKeys(chain, cut, settings_salt)
+            cached, written, expired, wrote = self._cache.breakpoints(
+                ctx, facts, keys, points, rule, now
+            )
         else:
             cut, wrote = 0, len(chain) - 1
-            cached, written, expired = self._prefix_cache(ctx, facts, rule, now, payload)
+            cached, written, expired = self._cache.prefix_cache(ctx, facts, rule, now, payload)
         total = cum[-1] if cum else 0
         best = previous.best(rule) if previous else 0
         setting = None
@@ -250,104 +151,6 @@ class CacheAnalyzer:
         entry.diagnosis = provider_diagnosis(response, entry.provider, payload)
         entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
 
-    # -- Anthropic-style: writes at breakpoints, reads look back a fixed number of blocks -----
-    def _breakpoints(
-        self,
-        ctx: ModelContext,
-        facts: Carried,
-        chain: _Keys,
-        points: list[tuple[int, float]],
-        rule: CacheRule,
-        now: float,
-    ) -> tuple[int, int, bool, int]:
-        """(cached, written, expired, the last segment written or -1)."""
-        cum, ends = facts.cum, facts.ends
-        expired, cached, hit_key = False, 0, None
-        for point, _ in points:
-            block = ctx.segments[point].block
-            for back in range(block, max(block - rule.lookback_blocks, -1), -1):
-                key = chain[ends[back]] if back in ends else None
-                hit = self._written.get(key) if key else None
-                if hit is None:
-                    continue
-                if now - hit.written_at > hit.ttl:
-                    expired = True
-                    continue
-                if cum[ends[back]] > cached:
-                    cached, hit_key = cum[ends[back]], key
-                break
-        if hit_key is not None:  # a read refreshes the entry's lifetime
-            self._written[hit_key] = _Lifetime(now, self._written[hit_key].ttl)
-        written, wrote = 0, -1
-        self._run = None
-        for point, ttl in points:
-            if cum[point] >= rule.min_tokens:
-                self._written[chain[point]] = _Lifetime(now, ttl)
-                written = max(written, cum[point] - cached)
-                wrote = max(wrote, point)
-        return cached, written, expired, wrote
-
-    # -- automatic prefix caching (OpenAI, OpenAI-compatible servers, Kimi) -------------------
-    def _prefix_cache(
-        self,
-        ctx: ModelContext,
-        facts: Carried,
-        rule: CacheRule,
-        now: float,
-        payload: dict[str, Any],
-    ) -> tuple[int, int, bool]:
-        chain, cum, shared = facts.chain, facts.cum, facts.shared
-        common, expired, matched, start = 0, False, -1, 0
-        key = cache_namespace(rule, payload)
-        space = self._spaces.setdefault(key, _Space({}, {}, set()))
-        run = self._run
-        extends = run is not None and run[0] == rule and 0 < run[2] == shared and run[3] == key
-        if run is not None and extends:  # the shared links are all in this run's lifetime
-            lifetime = run[1]
-            if now - lifetime.written_at > lifetime.ttl:
-                expired, start = True, len(chain)
-            else:
-                matched, common, start = shared - 1, cum[shared - 1], shared
-        else:
-            lifetime = _Lifetime(now, rule.ttl_seconds)
-        for i in range(start, len(chain)):
-            hit = space.written.get(chain[i])
-            if hit is None:
-                break
-            if now - hit.written_at > hit.ttl:
-                expired = True
-                break
-            matched, common = i, cum[i]
-        if not rule.reports_writes and matched + 1 < len(ctx.segments):
-            # a common prefix can end inside the next segment
-            following = space.prefix.get(chain[matched] if matched >= 0 else "")
-            if following is not None:
-                text = ctx.segments[matched + 1].text
-                chars = _common_chars(following[1], text)
-                if chars:
-                    common += encoding_for(ctx.provider, ctx.model).count(text[:chars])
-        # the provider's own leading prompt every request with these hosted tools shares
-        common = max(common, shared_prefix(ctx, payload, rule)[0])
-        cached = rule.floor(common)
-        if rule.reports_writes:  # exact boundaries: only ends of earlier requests were written
-            # running totals only grow: the last earlier end within the match counts
-            ends = (cum[i] for i in range(matched, -1, -1) if chain[i] in space.ends)
-            cached = next(ends, 0)
-            cached = cached if cached >= rule.min_tokens else 0
-        lifetime.written_at = now
-        first = shared if extends else 0
-        for i in range(first, len(chain)):
-            space.written[chain[i]] = lifetime
-        for i in range(max(first - 1, 0), len(chain) - 1):
-            space.prefix[chain[i]] = (cum[i], ctx.segments[i + 1].text)
-        self._run = (rule, lifetime, len(chain), key)
-        if chain:
-            space.ends.add(chain[-1])
-            space.prefix.setdefault("", (0, ctx.segments[0].text))
-        total = cum[-1] if cum else 0
-        written = total - cached if rule.reports_writes and total >= rule.min_tokens else 0
-        return cached, written, expired
-
     def report(self) -> CacheReport:
         return CacheReport(list(self.entries))
 
@@ -385,14 +188,6 @@ def _deferred_tools(payload: dict[str, Any]) -> list[str]:
     return [
         str(t.get("name")) for t in listed if isinstance(t, dict) and t.get("defer_loading") is True
     ]
-
-
-def _common_chars(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.cache.analyze import CacheReport, analyze
+from dtl_notebook.cache.analyze import analyze
 from dtl_notebook.cache.capture import (
     CaptureError,
     Exchange,
     detect_provider,
     load_capture,
 )
+from dtl_notebook.cache.entries import CacheReport
 
 __all__ = [
     "CaptureAudit",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dtl_notebook.cache.analyze import CacheReport
+from dtl_notebook.cache.entries import CacheReport
 from dtl_notebook.cache.findings import Finding, break_finding
 from dtl_notebook.cache.lint import lint
 from dtl_notebook.cache.prefix_rules import cache_rule

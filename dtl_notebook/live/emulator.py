@@ -19,8 +19,9 @@ import pydantic_core
 
 from dtl_notebook.agent.search import make_engine
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
+from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.diagnostics import provider_reason
+from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import count_tokens
 from dtl_notebook.live.emulator_input import View, build_view

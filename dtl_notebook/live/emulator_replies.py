@@ -10,7 +10,7 @@ import json
 from typing import Any, Protocol
 
 from dtl_notebook.agent.bridge import CALL_TOOL
-from dtl_notebook.cache.analyze import CacheEntry
+from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.emulator_input import Event, View, VisibleTool
 from dtl_notebook.live.policies import LABEL, Action, Answer, Call, Search
 

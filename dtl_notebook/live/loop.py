@@ -14,7 +14,8 @@ from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.messages import ToolResultMessage
 from dtl_notebook.agent.secrets import masked_cause
 from dtl_notebook.agent.session import Session
-from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
+from dtl_notebook.cache.analyze import CacheAnalyzer
+from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.live.recording import Recorder

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dtl_notebook.agent.session import Session
-from dtl_notebook.cache.analyze import CacheEntry, CacheReport
+from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.live.loop import Agent, Step, TurnResult
 from dtl_notebook.notebook.document import (

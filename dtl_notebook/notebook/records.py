@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent.messages import Message
-from dtl_notebook.cache.analyze import CacheAnalyzer, CacheEntry
+from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.capture import Exchange, load_capture
+from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.loop import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
 from dtl_notebook.wire.request import LoadPoint, WireRequest

@@ -1,0 +1,161 @@
+"""The provider's prompt cache as the analyzer models it: what each request reads and writes,
+under which key, and how long each write lives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dtl_notebook.cache.carry import Carried
+from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace, shared_prefix
+from dtl_notebook.context.model import ModelContext
+from dtl_notebook.context.tokens import encoding_for
+
+__all__ = ["PromptCache", "SegmentKeys"]
+
+
+class SegmentKeys:
+    """Cache keys of a request's segments: the chain hash, with the request's settings mixed
+    in from segment `cut` on."""
+
+    def __init__(self, chain: list[str], cut: int, settings_salt: str) -> None:
+        self.chain, self.cut, self.salt = chain, cut, settings_salt
+
+    def __getitem__(self, i: int) -> str:
+        key = self.chain[i]
+        return key + self.salt if self.salt and i >= self.cut else key
+
+
+@dataclass
+class _Lifetime:
+    """When a cache entry was last written or read, and how long it lives after that."""
+
+    written_at: float
+    ttl: float
+
+
+@dataclass
+class _Space:
+    """What automatic prefix caching has written under one routing key (`prompt_cache_key`)."""
+
+    written: dict[str, _Lifetime]  # chain hash -> when written, for how long
+    prefix: dict[str, tuple[int, str]]  # chain -> tokens, next segment text
+    ends: set[str]  # chain hashes at the end of earlier requests
+
+
+class PromptCache:
+    """What the requests fed so far have written to the cache, and when."""
+
+    def __init__(self) -> None:
+        self.written: dict[str, _Lifetime] = {}  # chain hash -> when written, for how long
+        # the automatic-caching run the previous request belongs to: every link of its chain
+        # (and only those) shares one lifetime, so a request that extends it refreshes them all
+        self.run: tuple[CacheRule, _Lifetime, int, str] | None = None
+        # automatic caching, per routing key ("" for requests without one)
+        self.spaces: dict[str, _Space] = {"": _Space(self.written, {}, set())}
+
+    # -- Anthropic-style: writes at breakpoints, reads look back a fixed number of blocks -----
+    def breakpoints(
+        self,
+        ctx: ModelContext,
+        facts: Carried,
+        chain: SegmentKeys,
+        points: list[tuple[int, float]],
+        rule: CacheRule,
+        now: float,
+    ) -> tuple[int, int, bool, int]:
+        """(cached, written, expired, the last segment written or -1)."""
+        cum, ends = facts.cum, facts.ends
+        expired, cached, hit_key = False, 0, None
+        for point, _ in points:
+            block = ctx.segments[point].block
+            for back in range(block, max(block - rule.lookback_blocks, -1), -1):
+                key = chain[ends[back]] if back in ends else None
+                hit = self.written.get(key) if key else None
+                if hit is None:
+                    continue
+                if now - hit.written_at > hit.ttl:
+                    expired = True
+                    continue
+                if cum[ends[back]] > cached:
+                    cached, hit_key = cum[ends[back]], key
+                break
+        if hit_key is not None:  # a read refreshes the entry's lifetime
+            self.written[hit_key] = _Lifetime(now, self.written[hit_key].ttl)
+        written, wrote = 0, -1
+        self.run = None
+        for point, ttl in points:
+            if cum[point] >= rule.min_tokens:
+                self.written[chain[point]] = _Lifetime(now, ttl)
+                written = max(written, cum[point] - cached)
+                wrote = max(wrote, point)
+        return cached, written, expired, wrote
+
+    # -- automatic prefix caching (OpenAI, OpenAI-compatible servers, Kimi) -------------------
+    def prefix_cache(
+        self,
+        ctx: ModelContext,
+        facts: Carried,
+        rule: CacheRule,
+        now: float,
+        payload: dict[str, Any],
+    ) -> tuple[int, int, bool]:
+        chain, cum, shared = facts.chain, facts.cum, facts.shared
+        common, expired, matched, start = 0, False, -1, 0
+        key = cache_namespace(rule, payload)
+        space = self.spaces.setdefault(key, _Space({}, {}, set()))
+        run = self.run
+        extends = run is not None and run[0] == rule and 0 < run[2] == shared and run[3] == key
+        if run is not None and extends:  # the shared links are all in this run's lifetime
+            lifetime = run[1]
+            if now - lifetime.written_at > lifetime.ttl:
+                expired, start = True, len(chain)
+            else:
+                matched, common, start = shared - 1, cum[shared - 1], shared
+        else:
+            lifetime = _Lifetime(now, rule.ttl_seconds)
+        for i in range(start, len(chain)):
+            hit = space.written.get(chain[i])
+            if hit is None:
+                break
+            if now - hit.written_at > hit.ttl:
+                expired = True
+                break
+            matched, common = i, cum[i]
+        if not rule.reports_writes and matched + 1 < len(ctx.segments):
+            # a common prefix can end inside the next segment
+            following = space.prefix.get(chain[matched] if matched >= 0 else "")
+            if following is not None:
+                text = ctx.segments[matched + 1].text
+                chars = _common_chars(following[1], text)
+                if chars:
+                    common += encoding_for(ctx.provider, ctx.model).count(text[:chars])
+        # the provider's own leading prompt every request with these hosted tools shares
+        common = max(common, shared_prefix(ctx, payload, rule)[0])
+        cached = rule.floor(common)
+        if rule.reports_writes:  # exact boundaries: only ends of earlier requests were written
+            # running totals only grow: the last earlier end within the match counts
+            ends = (cum[i] for i in range(matched, -1, -1) if chain[i] in space.ends)
+            cached = next(ends, 0)
+            cached = cached if cached >= rule.min_tokens else 0
+        lifetime.written_at = now
+        first = shared if extends else 0
+        for i in range(first, len(chain)):
+            space.written[chain[i]] = lifetime
+        for i in range(max(first - 1, 0), len(chain) - 1):
+            space.prefix[chain[i]] = (cum[i], ctx.segments[i + 1].text)
+        self.run = (rule, lifetime, len(chain), key)
+        if chain:
+            space.ends.add(chain[-1])
+            space.prefix.setdefault("", (0, ctx.segments[0].text))
+        total = cum[-1] if cum else 0
+        written = total - cached if rule.reports_writes and total >= rule.min_tokens else 0
+        return cached, written, expired
+
+
+def _common_chars(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
