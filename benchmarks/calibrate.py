@@ -46,8 +46,9 @@ from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.model import FRAMED_KINDS
+from dtl_notebook.context.offline_encodings import get_encoding
 from dtl_notebook.context.segments import dump
-from dtl_notebook.context.tokens import encoding_for, get_encoding, looks_like_json
+from dtl_notebook.context.tokens import encoding_for, looks_like_json
 from tests.real_recordings import real_root
 from tests.usage_pairs import UsagePair, openai_calibration_pairs, openai_pairs
 

@@ -14,20 +14,22 @@ from typing import Any
 
 import pytest
 
-from dtl_notebook.context import tokens
+from dtl_notebook.context import offline_encodings
 from dtl_notebook.context.calibration import calibration
-from dtl_notebook.context.tokens import (
-    ANTHROPIC_FACTOR,
-    ANTHROPIC_JSON_FACTOR,
+from dtl_notebook.context.offline_encodings import (
     PINNED_SHA256,
     BpeFileError,
-    TokenCounter,
     bpe_dir,
-    count_tokens,
-    encoding_for,
     get_encoding,
     harmony_encodings_dir,
     load_encoding,
+)
+from dtl_notebook.context.tokens import (
+    ANTHROPIC_FACTOR,
+    ANTHROPIC_JSON_FACTOR,
+    TokenCounter,
+    count_tokens,
+    encoding_for,
 )
 
 # Code run in a fresh interpreter with every socket entry point blocked.
@@ -298,9 +300,9 @@ def test_harmony_dir_holds_verified_o200k() -> None:
 
 
 def test_tiktoken_constructor_hash_drift_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(tokens.__dict__, "PINNED_SHA256", {"o200k_base": "0" * 64})
+    monkeypatch.setitem(offline_encodings.__dict__, "PINNED_SHA256", {"o200k_base": "0" * 64})
     with pytest.raises(RuntimeError, match="update PINNED_SHA256"):
-        tokens._tiktoken_spec("o200k_base", {b"a": 0})
+        offline_encodings._tiktoken_spec("o200k_base", {b"a": 0})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,12 +315,12 @@ def test_fresh_load_in_a_subprocess_never_touches_the_network(tmp_path: Path) ->
         f"""
         import os, sys
         from pathlib import Path
-        from dtl_notebook.context import tokens
+        from dtl_notebook.context import offline_encodings, tokens
 
         fresh = Path({str(tmp_path / "fresh")!r})
-        tokens.bpe_dir(fresh)  # decompresses from the wheel
-        assert tokens.load_encoding("o200k_base", fresh).n_vocab == 200019
-        assert tokens.load_encoding("cl100k_base", fresh).n_vocab == 100277
+        offline_encodings.bpe_dir(fresh)  # decompresses from the wheel
+        assert offline_encodings.load_encoding("o200k_base", fresh).n_vocab == 200019
+        assert offline_encodings.load_encoding("cl100k_base", fresh).n_vocab == 100277
         assert tokens.count_tokens("hello world", "openai-responses", "gpt-5") == 2
         assert tokens.count_tokens("hello world", "openai-chat", "gpt-4") == 2
         assert tokens.count_tokens("hello world", "anthropic", "claude") == 3
@@ -362,14 +364,14 @@ def test_in_process_load_with_caches_cleared_uses_no_network(
     monkeypatch.setattr(socket, "getaddrinfo", blocked)
     env_before = dict(os.environ)
     get_encoding.cache_clear()
-    tokens._default_bpe_dir.cache_clear()
+    offline_encodings._default_bpe_dir.cache_clear()
     try:
         enc = get_encoding("o200k_base")
         assert enc.n_vocab == 200019
         assert count_tokens("hello world", "kimi", "kimi-k2") == 2
     finally:
         get_encoding.cache_clear()
-        tokens._default_bpe_dir.cache_clear()
+        offline_encodings._default_bpe_dir.cache_clear()
     assert dict(os.environ) == env_before
 
 
@@ -380,20 +382,20 @@ def test_offline_encoding_equals_tiktoken_registry_encoding(tmp_path: Path) -> N
         f"""
         import hashlib, os, shutil
         from pathlib import Path
-        from dtl_notebook.context import tokens
+        from dtl_notebook.context import offline_encodings
 
         cache = Path({str(tmp_path / "tiktoken-cache")!r})
         cache.mkdir()
-        for name in tokens.PINNED_SHA256:
+        for name in offline_encodings.PINNED_SHA256:
             url = f"https://openaipublic.blob.core.windows.net/encodings/{{name}}.tiktoken"
             key = hashlib.sha1(url.encode()).hexdigest()
-            shutil.copy(tokens.bpe_dir() / f"{{name}}.tiktoken", cache / key)
+            shutil.copy(offline_encodings.bpe_dir() / f"{{name}}.tiktoken", cache / key)
         os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
         import tiktoken
 
         text = "Hello <|endoftext|> world!\\n\\n  def f(x):\\n\\treturn x**2  # 世界 🙂"
-        for name in tokens.PINNED_SHA256:
-            ours, theirs = tokens.get_encoding(name), tiktoken.get_encoding(name)
+        for name in offline_encodings.PINNED_SHA256:
+            ours, theirs = offline_encodings.get_encoding(name), tiktoken.get_encoding(name)
             assert ours._pat_str == theirs._pat_str
             assert ours._special_tokens == theirs._special_tokens
             assert ours._mergeable_ranks == theirs._mergeable_ranks

@@ -1,8 +1,8 @@
 """The harmony `HarmonyGptOss` encoding, loaded once and offline.
 
 The o200k vocabulary is read offline: while the encoding loads (once per process),
-`TIKTOKEN_ENCODINGS_BASE` points at `tokens.harmony_encodings_dir()` unless the variable is
-already set, and is restored afterwards. Nothing here touches the network.
+`TIKTOKEN_ENCODINGS_BASE` points at `offline_encodings.harmony_encodings_dir()` unless the
+variable is already set, and is restored afterwards. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from openai_harmony import (  # type: ignore[import-untyped]
     load_harmony_encoding,
 )
 
-from dtl_notebook.context.tokens import harmony_encodings_dir
+from dtl_notebook.context.offline_encodings import harmony_encodings_dir
 
 _ENV: Final = "TIKTOKEN_ENCODINGS_BASE"
 _LOAD_LOCK: Final = threading.Lock()

@@ -13,7 +13,7 @@ the text (hidden prompts, framing per block or message) comes from `calibration.
 message-like segment carries its framing tokens, fixed additions are `hidden` segments, and
 `ModelContext.estimate` says how far the total can be trusted. Segment order and presence follow
 the documented rules. Unchanged parts of the previous request are replayed, not re-rendered
-(see `segments.Collector`).
+(see `collector.Collector`).
 """
 
 from __future__ import annotations
@@ -24,15 +24,10 @@ from typing import Any
 from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
+from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import UNPUBLISHED
 from dtl_notebook.context.request_kinds import request_kind
-from dtl_notebook.context.segments import (
-    FRAMED_KINDS,
-    KINDS,
-    Collector,
-    ModelContext,
-    Segment,
-)
+from dtl_notebook.context.segments import FRAMED_KINDS, KINDS, ModelContext, Segment
 from dtl_notebook.wire.arguments import check_context_arguments
 from dtl_notebook.wire.modes import PROVIDERS
 from dtl_notebook.wire.request import WireRequest

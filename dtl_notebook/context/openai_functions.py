@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import Any
 
-from dtl_notebook.context.segments import Collector
+from dtl_notebook.context.collector import Collector
 
 __all__ = ["count_as_declaration", "function_declaration"]
 

@@ -18,6 +18,7 @@ import math
 from typing import Any
 
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
+from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
     current_turn_start,
@@ -31,7 +32,7 @@ from dtl_notebook.context.media import (
     billing,
     media_key,
 )
-from dtl_notebook.context.segments import Collector, block_text, dump, strip
+from dtl_notebook.context.segments import block_text, dump, strip
 from dtl_notebook.wire.tool_changes import withdrawn_in
 
 _THINKING = ("thinking", "redacted_thinking")

@@ -18,6 +18,7 @@ from itertools import islice
 from typing import Any
 
 from dtl_notebook.context.calibration import calibration
+from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
     current_turn_start,
@@ -27,7 +28,7 @@ from dtl_notebook.context.content_rules import (
 from dtl_notebook.context.media import billing, openai_image_tokens
 from dtl_notebook.context.openai_functions import count_as_declaration
 from dtl_notebook.context.render_anthropic import withdrawn_marks
-from dtl_notebook.context.segments import Collector, content_text, dump, strip
+from dtl_notebook.context.segments import content_text, dump, strip
 from dtl_notebook.wire.bridge import inner_call_names, read_carried
 
 _IMAGES = ("input_image", "image_url")
