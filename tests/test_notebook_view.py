@@ -16,8 +16,7 @@ from dtl_notebook.agent import files as files_module
 from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent, AgentEvent, TurnError
-from dtl_notebook.notebook import AgentView, export_html
-from dtl_notebook.notebook import widget as widget_module
+from dtl_notebook.notebook import AgentView, export_html, view_messages
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.wire import build_request
 
@@ -230,7 +229,7 @@ def test_timeline_message_is_chunked(
     ran: tuple[Agent, AgentView], sent: Sent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, view = ran
-    monkeypatch.setattr(widget_module, "CHUNK", 2)
+    monkeypatch.setattr(view_messages, "CHUNK", 2)
     view._on_message(view, {"type": "timeline", "start": 0, "end": 3}, [])
     assert [(m["start"], [i["index"] for i in m["items"]]) for m in sent.messages] == [
         (0, [0, 1]),

@@ -17,13 +17,8 @@ from IPython.display import display
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.tool_search import SessionSearch
 from dtl_notebook.live.loop import Agent
-from dtl_notebook.notebook.args import (
-    HelpShown,
-    Parser,
-    bounded_int,
-    session_name,
-    split_line,
-)
+from dtl_notebook.notebook.args import HelpShown, split_line
+from dtl_notebook.notebook.command_parser import command_parser
 from dtl_notebook.notebook.compare import (
     compare_html,
     diff_html,
@@ -36,7 +31,7 @@ from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.html import esc
-from dtl_notebook.notebook.proxy_commands import ProxyControl, add_proxy_parser
+from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
@@ -44,7 +39,7 @@ from dtl_notebook.notebook.records import (
 from dtl_notebook.notebook.sessions import Sessions, Settings, load_agent, new_agent, options_for
 from dtl_notebook.notebook.theme import mark
 from dtl_notebook.notebook.widget import AgentView
-from dtl_notebook.wire.modes import PROVIDERS, check_provider
+from dtl_notebook.wire.modes import check_provider
 
 ROW_LIMIT = 300
 
@@ -59,52 +54,12 @@ class CommandContext:
     show: Callable[..., object] = display  # called with display_id=True
 
 
-def _parser() -> tuple[Parser, dict[str, Parser]]:
-    root = Parser(prog="%dtl", add_help=True, description="Look inside an agent session.")
-    sub = root.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=Parser)
-    parsers: dict[str, Parser] = {}
-
-    def add(name: str, help_text: str) -> Parser:
-        parser = sub.add_parser(name, help=help_text, description=help_text, prog=f"%dtl {name}")
-        parser.add_argument(
-            "--session", default="agent", type=session_name, help="Agent name (default: agent)"
-        )
-        parsers[name] = parser
-        return parser
-
-    add("tools", "The registry: active tools marked with where they entered.").add_argument(
-        "query", nargs="?", help="Only tools whose name or description contains this"
-    )
-    p = add("search", "Run the session's search engine without activating anything.")
-    p.add_argument("query", nargs="+")
-    p.add_argument("--limit", type=bounded_int(1, 50), default=10, help="Hits to show, 1 to 50")
-    add("activate", "Activate tools outside a tool run (writes no load point).").add_argument(
-        "names", nargs="+"
-    )
-    p = add("provider", "Switch provider: the same session, re-serialized.")
-    p.add_argument("provider", choices=PROVIDERS, help=", ".join(PROVIDERS))
-    p.add_argument("--model")
-    add("compare", "The current session serialized for all four providers, side by side.")
-    add("show", "Show one request (default: the newest) in the view.").add_argument(
-        "step", nargs="?", type=int, help="Request number, from 1"
-    )
-    p = add("diff", "Diff two requests (A B), or one request on two providers (N P1 P2).")
-    p.add_argument("items", nargs="+", help="A B | N PROVIDER PROVIDER")
-    add("inspect", "Show a captured request log (JSONL) of any agent.").add_argument("path")
-    add("save", "Save the session as JSON.").add_argument("path")
-    add("load", "Load a session written by the save subcommand.").add_argument("path")
-    add("export", "Write the whole session to one self-contained HTML file.").add_argument("path")
-    add("reset", "Start the session afresh on the demo catalog.")
-    parsers["proxy"] = add_proxy_parser(sub)
-    return root, parsers
-
-
 class Commands:
     """Runs one `%dtl` line against the sessions of a context."""
 
     def __init__(self, context: CommandContext) -> None:
         self.context = context
-        self.parser, self.parsers = _parser()
+        self.parser, self.parsers = command_parser()
         self.proxy = ProxyControl()
 
     def run(self, line: str) -> Any:

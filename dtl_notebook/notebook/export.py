@@ -23,7 +23,8 @@ from dtl_notebook.notebook.document import (
 from dtl_notebook.notebook.html import esc, token_css
 from dtl_notebook.notebook.panes import body_html
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.widget import STATIC, AgentView, view_css, view_esm
+from dtl_notebook.notebook.view_assets import STATIC, view_css, view_esm
+from dtl_notebook.notebook.widget import AgentView
 
 _THEMES = """
 :root { --jp-layout-color0: #ffffff; --jp-layout-color1: #ffffff; --jp-layout-color2: #f6f8fa;

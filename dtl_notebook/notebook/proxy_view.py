@@ -12,7 +12,6 @@ by default the view follows the newest traffic.
 from __future__ import annotations
 
 import queue
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -24,9 +23,9 @@ import traitlets
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import timeline_item
-from dtl_notebook.notebook.html import token_css
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.widget import STATIC, AgentView, view_css, view_esm
+from dtl_notebook.notebook.view_assets import proxy_esm
+from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.proxy import Arrived, Event, Finished, Proxy
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.wire import parse_response
@@ -35,21 +34,6 @@ from dtl_notebook.wire.lenient import captured_findings
 COALESCE_S = 0.05
 QUEUE_SIZE = 4096
 CONVERSATIONS_KEPT = 50  # the least recently active beyond these are forgotten (not the shown)
-_EXPORT = re.compile(r"^export default\b", re.MULTILINE)
-PICKER_CSS = """
-.dtl-proxy-bar { font-size: 12px; margin: 0 0 4px 0; }
-.dtl-proxy-bar .dtl-conv-picker { font-size: 12px; max-width: 60ch; }
-"""
-
-
-def proxy_esm() -> str:
-    """The view's module (widget.view_esm), its default export renamed `agentView`, then the
-    picker's wrapper as the module's default export; the picker's CSS joins the view's."""
-    base = view_esm(view_css() + token_css() + PICKER_CSS)
-    if len(_EXPORT.findall(base)) != 1:
-        raise RuntimeError("the view's module must have exactly one `export default`")
-    picker = (STATIC / "proxy_picker.js").read_text(encoding="utf-8")
-    return _EXPORT.sub("const agentView =", base) + "\n" + picker
 
 
 @dataclass

@@ -3,67 +3,41 @@
 Python renders all HTML (the `*_pane.py` modules); the front end (static/view*.js) lays it
 out, draws the timeline and links items across panes. Updates are incremental and
 coalesced: each flush sends the timeline items since the last one and the panes of the
-newest request, at most every `flush_s` seconds while a turn runs. What a front end asks for (a
-request, a body, a preview, a switch, a copy, a search) travels as custom messages, each
-answered to the view that asked, so selection is per view.
+newest request, at most every `flush_s` seconds while a turn runs. What a front end asks for
+travels as custom messages (`ViewMessages`), each answered to the view that asked, so selection
+is per view; a preview and a switch of provider are answered here.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 from typing import Any
 
-import anywidget
 import traitlets
 
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.loop import Agent, AgentEvent, Step
 from dtl_notebook.live.transport import redact
-from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.document import (
     agent_header,
     capture_header,
-    panes,
     plain_text,
     static_html,
     timeline_item,
 )
 from dtl_notebook.notebook.html import token_css
-from dtl_notebook.notebook.panes import body_html
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_step,
     preview_record,
     step_records,
 )
-from dtl_notebook.notebook.window import search, window_html
+from dtl_notebook.notebook.view_assets import view_css, view_esm
+from dtl_notebook.notebook.view_messages import ViewMessages
 from dtl_notebook.wire.modes import PROVIDERS
 
-STATIC = Path(__file__).parent / "static"
-ESM_PARTS = ("view_dom.js", "view_timeline.js", "view_links.js", "view_tools.js", "view.js")
-CSS_PARTS = ("view.css", "view_controls.css")
-CHUNK = 200  # timeline items per message when a front end asks for the history
 
-
-def view_esm(css: str | None = None) -> str:
-    """The front end as one ES module (small files, concatenated in order).
-
-    With `css`, the module installs it once per page. anywidget's own `_css` rewrites its
-    style element for every new widget, which makes the browser restyle the whole page:
-    a cost that grows with every cell of a long notebook.
-    """
-    parts = [f"const VIEW_CSS = {json.dumps(css)};"]
-    parts += [(STATIC / name).read_text(encoding="utf-8") for name in ESM_PARTS]
-    return "\n".join(parts)
-
-
-def view_css() -> str:
-    return "".join((STATIC / name).read_text(encoding="utf-8") for name in CSS_PARTS)
-
-
-class AgentView(anywidget.AnyWidget):
+class AgentView(ViewMessages):
     """The agent state, the request JSON and the model context of every request, side by side.
 
     `AgentView(agent)` follows the agent live (every step of `agent.run` appears as it
@@ -145,12 +119,6 @@ class AgentView(anywidget.AnyWidget):
         if index < 0 or index >= len(self.records):
             index = len(self.records) - 1
         return self._lazy_panes(self.records[index], self.records[index - 1] if index else None)
-
-    @staticmethod
-    def _lazy_panes(record: RequestRecord, previous: RequestRecord | None) -> dict[str, Any]:
-        data = panes(record, previous, lazy=True)
-        del data["refs"]  # the front end reads refs from the placeholders themselves
-        return data
 
     def _sync_all(self) -> None:
         with self.hold_sync():
@@ -256,54 +224,6 @@ class AgentView(anywidget.AnyWidget):
     def _on_selected(self, change: dict[str, Any]) -> None:
         self.panes = self._panes_for(int(change["new"]))
 
-    def _record(self, index: int, provider: Any = None) -> RequestRecord | None:
-        if index == -1:
-            return self.previews.get(str(provider)) if provider else self.preview
-        return self.records[index] if 0 <= index < len(self.records) else None
-
-    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if not isinstance(content, dict):
-            return
-        handler = getattr(self, f"_msg_{content.get('type')}", None)
-        if handler is None:
-            return
-        try:
-            reply = handler(content)
-        except (KeyError, ValueError, TypeError) as exc:  # bad input: said to that view only
-            reply = {"type": "error", "text": redact(f"{content.get('type')}: {exc}")}
-        except Exception as exc:  # shown in the view; the session is untouched
-            reply = {"type": "error", "text": redact(f"{content.get('type')} failed: {exc}")}
-        if reply is not None:
-            self.send({**reply, "view": content.get("view")})
-
-    def _asked(self, content: dict[str, Any]) -> RequestRecord:
-        index = content.get("index")
-        record = self._record(index, content.get("provider")) if isinstance(index, int) else None
-        if record is None:
-            raise KeyError(f"index {index!r}: no such request in this view")
-        return record
-
-    def _msg_body(self, content: dict[str, Any]) -> dict[str, Any]:
-        ref = str(content.get("ref", ""))
-        index = content.get("index")
-        record = self._record(index, content.get("provider")) if isinstance(index, int) else None
-        html = body_html(record, ref) if record is not None else ""
-        return {"type": "body", "index": index, "ref": ref, "html": html}
-
-    def _msg_panes(self, content: dict[str, Any]) -> dict[str, Any]:
-        record = self._asked(content)
-        previous = self.records[record.index - 1] if record.index > 0 else None
-        return {"type": "panes", "index": record.index, "data": self._lazy_panes(record, previous)}
-
-    def _msg_timeline(self, content: dict[str, Any]) -> None:
-        start, end = content.get("start", 0), content.get("end", len(self.records))
-        if not (isinstance(start, int) and isinstance(end, int)):
-            raise TypeError(f"timeline: start and end must be integers, not {start!r}, {end!r}")
-        start, end = max(0, start), min(len(self.records), end)
-        for i in range(start, end, CHUNK):
-            chunk = self.records[i : min(end, i + CHUNK)]
-            self.send({"type": "timeline", "start": i, "items": [timeline_item(r) for r in chunk]})
-
     def _msg_preview(self, content: dict[str, Any]) -> dict[str, Any]:
         provider = str(content.get("provider", ""))
         if self.agent is None:
@@ -335,25 +255,6 @@ class AgentView(anywidget.AnyWidget):
             "text": f"session switched: {before} → {provider} ({record.model}); the next "
             "turn is serialized for it and starts cold (each provider keeps its own cache)",
         }
-
-    def _msg_copy(self, content: dict[str, Any]) -> dict[str, Any]:
-        record = self._asked(content)
-        what, path = str(content.get("what", "")), str(content.get("path", ""))
-        return {"type": "copy", "what": what, "text": copy_text(record, what, path)}
-
-    def _msg_window(self, content: dict[str, Any]) -> dict[str, Any]:
-        record = self._asked(content)
-        ref, start, end = content.get("ref"), content.get("start"), content.get("end")
-        if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end):
-            raise ValueError(f"window: start and end must be integers, not {start!r}, {end!r}")
-        html, _refs = window_html(record, str(ref), start, end)
-        return {"type": "window", "index": record.index, "ref": ref, "start": start, "html": html}
-
-    def _msg_search(self, content: dict[str, Any]) -> dict[str, Any]:
-        record = self._asked(content)
-        query = str(content.get("query", ""))[:200]
-        found = search(record, query)
-        return {"type": "search", "index": record.index, "query": query, "found": found}
 
     # -- display ---------------------------------------------------------------------------------
     def __repr__(self) -> str:
