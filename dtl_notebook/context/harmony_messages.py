@@ -20,17 +20,15 @@ from dtl_notebook.context.harmony_parts import (
     DEFERRED_HEADER,
     EFFORTS,
     FUNCTIONS,
-    JSON,
     TOOL_SEARCH,
     ToolGroup,
     arguments_text,
     call_recipient,
-    function_description,
     is_system,
     texts_of,
-    tool_description,
     tool_list,
 )
+from dtl_notebook.context.harmony_tools import add_tool
 
 _JSON_TYPE: Final = "<|constrain|>json"
 
@@ -106,7 +104,7 @@ class ConversationBuilder:
         """
         group = ToolGroup()
         for i, tool in enumerate(tools):
-            self.add_tool(group, tool, f"{where}.{i}", loaded=True)
+            add_tool(group, tool, f"{where}.{i}", self.notes, loaded=True)
         if not group:
             self.notes.append(f"{where}: tool load with no function tools; nothing rendered")
             if instructions:
@@ -117,62 +115,6 @@ class ConversationBuilder:
             Message.from_role_and_content(Role.DEVELOPER, group.content(instructions))
         )
 
-    def add_tool(self, group: ToolGroup, tool: Any, where: str, *, loaded: bool) -> list[str]:
-        """Add one tool definition to `group`; return deferred-summary lines (up front only)."""
-        if not isinstance(tool, dict):
-            self.notes.append(f"{where}: tool of type {type(tool).__name__} left out")
-            return []
-        kind = tool.get("type")
-        if kind == "function":
-            description = function_description(tool)
-            if description is None:
-                self.notes.append(f"{where}: function tool without a name left out")
-                return []
-            if tool.get("defer_loading") and not loaded:
-                text = description.description
-                return [f"- {description.name}: {text}" if text else f"- {description.name}"]
-            namespace = tool.get("namespace")
-            if loaded and isinstance(namespace, str) and namespace != description.name:
-                group.namespace(namespace, None).append(description)
-            else:
-                group.functions.append(description)
-            return []
-        if kind == "namespace":
-            return self.add_namespace(group, tool, where, loaded=loaded)
-        if kind == TOOL_SEARCH and not loaded:
-            group.functions.append(
-                tool_description(TOOL_SEARCH, tool.get("description"), tool.get("parameters"))
-            )
-            if tool.get("execution") != "client":
-                self.notes.append(
-                    f"{where}: hosted tool_search rendered as a bare function {TOOL_SEARCH!r} "
-                    "(OpenAI's rendering of it is not public)"
-                )
-            return []
-        self.notes.append(f"{where}: {kind!r} tool left out (no public harmony rendering)")
-        return []
-
-    def add_namespace(self, group: ToolGroup, tool: JSON, where: str, *, loaded: bool) -> list[str]:
-        name = tool.get("name")
-        if not isinstance(name, str) or not name:
-            self.notes.append(f"{where}: namespace without a name left out")
-            return []
-        members = group.namespace(name, tool.get("description"))
-        deferred = False
-        for j, member in enumerate(tool.get("tools") or []):
-            spec = function_description(member) if isinstance(member, dict) else None
-            if spec is None or member.get("type", "function") != "function":
-                self.notes.append(f"{where}.tools.{j}: non-function namespace member left out")
-            elif member.get("defer_loading") and not loaded:
-                deferred = True
-            else:
-                members.append(spec)
-        if not deferred:
-            return []
-        text = tool.get("description")
-        line = f"- namespace {name}"
-        return [f"{line}: {text}" if isinstance(text, str) and text else line]
-
     def up_front(self, instructions: str | None, tools: Any, where: str) -> None:
         group = ToolGroup()
         summary: list[str] = []
@@ -180,7 +122,7 @@ class ConversationBuilder:
             self.notes.append(f"{where}: not a list; no tools rendered")
             tools = []
         for i, tool in enumerate(tools or []):
-            summary += self.add_tool(group, tool, f"{where}.{i}", loaded=False)
+            summary += add_tool(group, tool, f"{where}.{i}", self.notes, loaded=False)
         if instructions or group:
             content = group.content(instructions)
             self.messages.append(Message.from_role_and_content(Role.DEVELOPER, content))

@@ -26,6 +26,7 @@ from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import UNPUBLISHED
+from dtl_notebook.context.render_chat import render_chat
 from dtl_notebook.context.request_kinds import request_kind
 from dtl_notebook.context.segments import FRAMED_KINDS, KINDS, ModelContext, Segment
 from dtl_notebook.wire.arguments import check_context_arguments
@@ -62,7 +63,7 @@ def model_context(
     elif provider in ("openai-chat", "kimi"):
         framing = int(calibration()["openai"]["per_message"]) if provider == "openai-chat" else 0
         out = Collector(provider, model, framing)
-        render_openai.render_chat(payload, out, provider)
+        render_chat(payload, out, provider)
     else:
         raise unknown_value("provider", provider, PROVIDERS)
     out.remember()

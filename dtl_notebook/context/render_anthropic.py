@@ -8,8 +8,8 @@ Tools with `defer_loading: true` are stripped before the cache key is computed a
 the full definition. A hidden tool-use system prompt is added whenever tools are present, sized
 per model and `tool_choice` in Anthropic's pricing table; a tool-search tool adds its own prompt,
 and so do server tools (`content_rules`). Images and PDFs count what Anthropic bills for them
-(`media`); thinking blocks of earlier turns are kept as `not_seen` segments of 0 tokens, since
-the API strips them before the model sees them.
+(`anthropic_media`); thinking blocks of earlier turns are kept as `not_seen` segments of 0
+tokens, since the API strips them before the model sees them.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from dtl_notebook.context.anthropic_media import media_block
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
@@ -25,12 +26,6 @@ from dtl_notebook.context.content_rules import (
     keeps_prior_thinking,
     output_schema,
     server_tool_prompt,
-)
-from dtl_notebook.context.media import (
-    anthropic_image_tokens,
-    anthropic_pdf_tokens,
-    billing,
-    media_key,
 )
 from dtl_notebook.context.segments import block_text, dump, strip
 from dtl_notebook.wire.tool_changes import withdrawn_in
@@ -128,7 +123,7 @@ def _message(
         elif btype in _THINKING:
             _thinking(block, path, thinking_seen, out)
         elif btype in ("image", "document"):
-            _media(block, path, str(role), out)
+            media_block(block, path, str(role), out)
         elif btype == "tool_result":
             _result(block, path, by_name, out)
         elif btype == "tool_search_tool_result":
@@ -242,81 +237,6 @@ def _thinking(block: dict[str, Any], path: str, seen: bool, out: Collector) -> N
     out.add("message", text, path, label="thinking", role="assistant", tokens=tokens)
 
 
-def _media(
-    block: dict[str, Any], path: str, role: str, out: Collector, kind: str = "message"
-) -> None:
-    """An image or document block, counted as Anthropic bills it."""
-    source = block.get("source") or {}
-    if block.get("type") == "image":
-        image = anthropic_image_tokens(source)
-        if image.assumed:
-            out.notes.append(f"{UNPUBLISHED}the size of the image at {path} (assumed the largest)")
-        out.add(
-            kind,
-            f"{image.describe()[:-1]} {media_key(source)}]",
-            path,
-            label=role,
-            role=role,
-            tokens=image.tokens,
-            new_block=kind == "message",
-        )
-        return
-    title = " ".join(str(block.get(k, "")) for k in ("title", "context") if block.get(k))
-    given = source.get("type") if isinstance(source, dict) else None
-    if given == "text":
-        out.add(
-            kind,
-            f"{title}\n{source.get('data', '')}".strip(),
-            path,
-            label=role,
-            role=role,
-            new_block=kind == "message",
-        )
-    elif given == "content":
-        parts = source.get("content")
-        text = parts if isinstance(parts, str) else "".join(block_text(p) for p in parts or [])
-        out.add(
-            kind,
-            f"{title}\n{text}".strip(),
-            path,
-            label=role,
-            role=role,
-            new_block=kind == "message",
-        )
-    elif given == "base64" and "pdf" in str(source.get("media_type", "")):
-        tokens, pages, read = anthropic_pdf_tokens(str(source.get("data", "")), out.counter.count)
-        if not read:
-            out.notes.append(f"{UNPUBLISHED}the text of the PDF at {path} (compressed)")
-        pdf = f"[PDF, {pages} page{'s' if pages != 1 else ''}, {media_key(source)}]"
-        text = f"{pdf} {title}".strip()
-        out.add(
-            kind,
-            text,
-            path,
-            label=role,
-            role=role,
-            tokens=tokens + (out.counter.count(title) if title else 0),
-            new_block=kind == "message",
-        )
-    else:
-        rule = billing()["anthropic"]
-        page = int(rule["image"]["max_tokens"]) + int(
-            rule["pdf"]["page_text_tokens_when_unreadable"]
-        )
-        out.notes.append(
-            f"{UNPUBLISHED}the document at {path} ({given}: pages unknown, one assumed)"
-        )
-        out.add(
-            kind,
-            f"[document by {given}, {media_key(source)}] {title}".strip(),
-            path,
-            label=role,
-            role=role,
-            tokens=page,
-            new_block=kind == "message",
-        )
-
-
 def _result(block: dict[str, Any], path: str, by_name: _ByName, out: Collector) -> None:
     content = block.get("content")
     label = f"result {block.get('tool_use_id', '')}"
@@ -328,7 +248,7 @@ def _result(block: dict[str, Any], path: str, by_name: _ByName, out: Collector) 
         if part.get("type") in ("image", "document"):
             if first:
                 out.add("tool_result", "", path, label=label, role="user")
-            _media(part, f"{path}.content.{c}", "user", out, "tool_result")
+            media_block(part, f"{path}.content.{c}", "user", out, "tool_result")
         elif part.get("type") == "tool_reference":
             if first:
                 out.add("tool_result", "", path, label=label, role="user")

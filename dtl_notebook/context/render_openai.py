@@ -1,4 +1,5 @@
-"""OpenAI Responses, Chat Completions and Kimi.
+"""OpenAI Responses, and the hidden prompts and image counts Chat Completions shares
+(`render_chat`).
 
 Order and loaded tools: https://platform.openai.com/docs/guides/prompt-caching and
 https://platform.openai.com/docs/guides/tools-tool-search.
@@ -6,7 +7,6 @@ https://platform.openai.com/docs/guides/tools-tool-search.
 OpenAI renders hidden system content → tools → instructions/developer → history. Deferred
 functions and namespaces show only their name and description up front; loaded definitions
 join at the `additional_tools` or `tool_search_output` item, at the end of the context.
-Chat Completions: tools, then messages. Kimi: the same, with definitions in system messages.
 Images count what OpenAI bills for them (`media`); reasoning items of earlier turns are
 `not_seen` (dropped before the model sees them); hosted tools and structured output add
 prompts whose size OpenAI does not publish, named as such in the notes.
@@ -29,7 +29,6 @@ from dtl_notebook.context.media import billing, openai_image_tokens
 from dtl_notebook.context.openai_functions import count_as_declaration
 from dtl_notebook.context.render_anthropic import withdrawn_marks
 from dtl_notebook.context.segments import content_text, dump, strip
-from dtl_notebook.wire.bridge import inner_call_names, read_carried
 
 _IMAGES = ("input_image", "image_url")
 
@@ -88,7 +87,7 @@ def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int |
     return text, tokens
 
 
-def _structured_output(payload: dict[str, Any], source: str, out: Collector) -> None:
+def structured_output(payload: dict[str, Any], source: str, out: Collector) -> None:
     schema = output_schema(payload)
     if schema is None:
         return
@@ -117,7 +116,7 @@ def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> N
     out.add("message", summary, path, label="reasoning", role="assistant")
 
 
-def _hidden(tools: list[Any], history: str, out: Collector) -> None:
+def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
     """The fitted framing (`calibration.json` "openai") and the tool-search prompts."""
     data = calibration()["openai"]
     out.hidden("reply priming", int(data["reply_priming"]), history, "fitted")
@@ -175,8 +174,8 @@ def render_responses(payload: dict[str, Any], out: Collector) -> None:
     }
     if not out.unit(head):
         out.notes.append(HIDDEN_NOTE)
-        _hidden(tools, "input", out)
-        _structured_output(payload, "text.format", out)
+        hidden_prompts(tools, "input", out)
+        structured_output(payload, "text.format", out)
         for i, tool in enumerate(tools):
             _responses_tool(tool, f"tools.{i}", out)
         if payload.get("instructions"):
@@ -240,95 +239,3 @@ def _responses_item(
         # does not see them (benchmarks/calibrate.py).
         shown = strip(item, "id", "call_id", "status", "type", "execution")
         out.add("message", dump(shown), path, label=kind, role="assistant")
-
-
-def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
-    tools = payload.get("tools") or []
-    if not out.unit({"tools": tools, "response_format": payload.get("response_format")}):
-        if provider == "openai-chat":
-            _hidden(tools, "messages", out)
-            _structured_output(payload, "response_format", out)
-        for i, tool in enumerate(tools):
-            out.add(
-                "tool_schema",
-                dump(tool.get("function", tool)),
-                f"tools.{i}",
-                label=str((tool.get("function") or {}).get("name", "")),
-            )
-            if provider == "openai-chat":
-                count_as_declaration(out, tool.get("function", tool))
-    messages = payload.get("messages") or []
-    m = out.replay(messages)
-    while m < len(messages):
-        message = messages[m]
-        if not out.unit(message):
-            _chat_message(m, message, messages, out)
-        m += 1
-        m += out.replay(messages, m)
-
-
-def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Collector) -> None:
-    role = message.get("role")
-    if role in ("system", "developer"):
-        # a first-turn system message has only system messages and tool results before it
-        # (all() stops at the first conversation message: in practice at once)
-        first = all(
-            earlier.get("role") in ("system", "developer", "tool")
-            for earlier in islice(messages, m)
-        )
-        _chat_system(m, message, role, first, out)
-    elif role == "tool":
-        text = content_text(message.get("content"))
-        path = f"messages.{m}"
-        out.add("tool_result", text, path, label=f"result {message.get('tool_call_id')}", role=role)
-        _carried(text, path, out)
-    else:
-        text, tokens = content_tokens(message.get("content"), out.model, out)
-        calls = message.get("tool_calls")
-        if calls:
-            called = dump([call.get("function", call) for call in calls])
-            text += called
-            tokens = None if tokens is None else tokens + out.counter.count(called)
-        label = str(role)
-        inner = inner_call_names(calls or [])
-        if inner:  # the bridge: show the call the dispatcher makes
-            label += " → " + ", ".join(inner) + " (through call_tool)"
-        out.add("message", text, f"messages.{m}", label=label, role=role, tokens=tokens)
-
-
-def _chat_system(m: int, message: dict[str, Any], role: Any, first: bool, out: Collector) -> None:
-    path = f"messages.{m}"
-    if "tools" in message:
-        out.add("system_patch", "", path, label="tools", role=role)
-        for t, tool in enumerate(message["tools"]):
-            function = tool.get("function", tool)
-            out.add(
-                "loaded_schema",
-                dump(function),
-                f"{path}.tools.{t}",
-                label=str(function.get("name")),
-                load_point=f"{path}.tools",
-                new_block=False,
-            )
-    else:
-        kind = "system" if first else "system_patch"
-        text = content_text(message.get("content"))
-        out.add(kind, text, path, label=role, role=role)
-        withdrawn_marks(text, path, out)
-        _carried(text, path, out)
-
-
-def _carried(text: str, path: str, out: Collector) -> None:
-    """The definitions a bridge message carries (a search result, the initial tools, a tool
-    change), each shown as loaded at that message; their tokens are the message's own."""
-    carried = read_carried(text)
-    for t, tool in enumerate(carried[0] if carried else []):
-        out.add(
-            "loaded_schema",
-            dump(tool),
-            f"{path}.content.tools.{t}",
-            label=str(tool.get("name")),
-            load_point=path,
-            new_block=False,
-            tokens=0,
-        )
