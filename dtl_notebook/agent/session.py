@@ -1,5 +1,5 @@
-"""The session: registry, active set (tool_set.py), transcript with load points, prompt, and
-the execution wrapper (execution.py)."""
+"""The session: registry, active set (tool_set.py), transcript with load points, prompt, the
+execution wrapper (execution.py) and tool sources such as MCP servers (tool_sources.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -41,26 +41,15 @@ from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
 from dtl_notebook.agent.tool_set import ToolSetChanges
+from dtl_notebook.agent.tool_sources import ToolSource, ToolSources
 from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
-
-if TYPE_CHECKING:
-    from dtl_notebook.agent.mcp import McpConnection
-
-
-class ToolSource(Protocol):
-    """Something that changes the registry from outside (an MCP server), between turns."""
-
-    closed: bool
-
-    def apply_pending(self) -> None: ...
-
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
 
 
-class Session(ToolSetChanges, ToolExecution, PromptState):
+class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
     """One agent's provider-neutral state: the tool registry, the active tools, the system
     prompt sections and the transcript, from which `wire` builds each provider's request."""
 
@@ -232,30 +221,6 @@ class Session(ToolSetChanges, ToolExecution, PromptState):
             self._sync_sources()  # the end of a tool run is a turn boundary
             self._anchor_queued()
         return message
-
-    # -- tool sources -----------------------------------------------------------------------
-    def between_turns(self) -> bool:
-        """Neither inside a tool's run nor with a tool call waiting for its result: where a
-        change of the tool set may be recorded."""
-        return not self._running and not self.pending_calls()
-
-    def connect_mcp(
-        self, command_or_url: str | list[str], namespace: str | None = None, timeout: float = 30.0
-    ) -> McpConnection:
-        """Connect an MCP server (a stdio command, as a list or a string, or a streamable
-        HTTP URL) and register its tools, deferred; see `dtl_notebook.agent.mcp`."""
-        from dtl_notebook.agent.mcp import McpConnection
-
-        connection = McpConnection(self, command_or_url, namespace=namespace, timeout=timeout)
-        self._sources.append(connection)
-        return connection
-
-    def _sync_sources(self) -> None:
-        """Apply the tool-list changes sources reported since the last turn boundary."""
-        for source in list(self._sources):
-            source.apply_pending()
-            if source.closed:
-                self._sources.remove(source)
 
     def _check(self, message: Message) -> None:
         if isinstance(message, SystemUpdate):

@@ -1,6 +1,6 @@
 """Rules of OpenAI Responses input and of Chat Completions (and Kimi) messages.
 
-Each is a step of a resumable scan that records the first :class:`~.rules.Problem`, as in
+Each is a step of a resumable scan that records the first :class:`~.problems.Problem`, as in
 `wire.rules`: a turn costs the items it adds, and the verdict is that of a whole scan.
 """
 
@@ -10,14 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from dtl_notebook._reuse.prefix import GrowingSet, PrefixScan
-from dtl_notebook.wire.rules import (
-    Problem,
-    as_list,
-    dict_items,
-    first_duplicate,
-    is_kimi_carrier,
-    raise_first,
-)
+from dtl_notebook.wire.problems import Problem, as_list, dict_items, first_duplicate, raise_first
+from dtl_notebook.wire.rules import is_kimi_carrier
 from dtl_notebook.wire.shape_errors import short
 
 

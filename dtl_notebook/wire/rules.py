@@ -4,19 +4,19 @@ All tools deferred, ``cache_control`` on a deferred tool, a dangling or mixed
 ``tool_reference``, unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
 
 A rule over the message list is a step of a resumable scan (`_reuse.prefix.PrefixScan`): the
-step records the first :class:`Problem` (its JSON path and message) in the scan's facts, and
-the error raised is that problem. A request that repeats the previous one's frozen messages
-resumes after them, so a turn costs only the messages it adds, and the verdict is the one a
-scan of the whole list gives.
+step records the first :class:`~.problems.Problem` (its JSON path and message) in the scan's
+facts, and the error raised is that problem. A request that repeats the previous one's frozen
+messages resumes after them, so a turn costs only the messages it adds, and the verdict is the
+one a scan of the whole list gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from dtl_notebook._reuse.prefix import PrefixScan
+from dtl_notebook.wire.problems import Problem, as_list, dict_items, raise_first
 from dtl_notebook.wire.shape_errors import Path, fail, format_path, short
 
 # https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
@@ -32,26 +32,6 @@ REFERENCES_ONLY_RULE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """The first rule a body breaks: where (a JSON path) and why."""
-
-    path: Path
-    message: str
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Problem:
-        return self  # immutable: a copied scan state shares it
-
-    def raise_for(self, provider: str) -> NoReturn:
-        fail(provider, self.path, self.message)
-
-
-def raise_first(provider: str, problem: Problem | None) -> None:
-    """Raise `problem` (the first a scan recorded) as the request's error, if there is one."""
-    if problem is not None:
-        problem.raise_for(provider)
-
-
 def is_kimi_carrier(msg: Any) -> bool:
     """Kimi's ``{"role": "system", "tools": [...]}`` message (tools loaded mid-conversation; not
     on https://platform.moonshot.ai/docs/api/tool-use, which shows top-level tools only)."""
@@ -61,34 +41,6 @@ def is_kimi_carrier(msg: Any) -> bool:
         and "tools" in msg
         and "content" not in msg
     )
-
-
-def dict_items(value: Any) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(index, item)`` for the dict items of a list (anything else yields nothing)."""
-    if isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            if isinstance(item, dict):
-                yield i, item
-
-
-def as_list(items: Any) -> list[Any]:
-    """A body's message (or input) list as a list to scan; anything else as empty."""
-    if isinstance(items, tuple):
-        return list(items)
-    return items if isinstance(items, list) else []
-
-
-def first_duplicate(prefix: Path, named: Iterable[tuple[int, Any]], what: str) -> Problem | None:
-    """The second occurrence of a name; `named` holds (index under prefix, name)."""
-    first: dict[str, int] = {}
-    for i, name in named:
-        if not isinstance(name, str):
-            continue
-        if name in first:
-            where = format_path((*prefix, first[name]))
-            return Problem((*prefix, i), f"duplicate {what} {name!r} (first at {where})")
-        first[name] = i
-    return None
 
 
 # -- the references-only rule ------------------------------------------------------------------

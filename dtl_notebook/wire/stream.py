@@ -1,5 +1,6 @@
 """Streamed and textual responses: server-sent events (or event lists) folded into the response
-object the provider would have returned unstreamed, with the SDKs' own accumulators.
+object the provider would have returned unstreamed, with the SDKs' own accumulators
+(`wire.stream_accumulators`).
 
 A text may hold several streams one after another (a multi-step run logged as one body):
 `response_bodies` splits it into one response per stream, `response_body` refuses it naming
@@ -20,16 +21,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2
 from anthropic._streaming import SSEDecoder
-from anthropic.lib.streaming._beta_messages import accumulate_event
-from openai.lib.streaming.chat import ChatCompletionStreamState
-from openai.types.chat import ChatCompletionChunk
-from pydantic import ValidationError
 
 from dtl_notebook.wire.reply import JSON, ResponseFormatError, body_preview, error_from_body
-
-_RESPONSES_DONE = ("response.completed", "response.incomplete", "response.failed")
+from dtl_notebook.wire.stream_accumulators import (
+    RESPONSES_DONE,
+    accumulate_anthropic,
+    accumulate_chat,
+    accumulate_responses,
+)
 
 
 def response_body(value: Any, provider: str) -> Any:
@@ -165,10 +165,10 @@ def _accumulate(events: list[Any], provider: str, at: list[int]) -> JSON:
         if error is not None:
             raise error
     if provider == "anthropic":
-        return _anthropic(events, at)
+        return accumulate_anthropic(events, at)
     if provider == "openai-responses":
-        return _responses(events)
-    return _chat(events, provider, at)
+        return accumulate_responses(events)
+    return accumulate_chat(events, provider, at)
 
 
 def split_streams(events: list[Any], provider: str) -> list[list[int]]:
@@ -186,7 +186,7 @@ def split_streams(events: list[Any], provider: str) -> list[list[int]]:
         elif kind.startswith("response."):  # not error events, nor a client's own events
             if (kind == "response.created" and opened) or closed:
                 starts.append(i)
-            opened, closed = True, kind in _RESPONSES_DONE
+            opened, closed = True, kind in RESPONSES_DONE
     ends = [*starts[1:], len(events)]
     return [list(range(a, b)) for a, b in zip(starts, ends, strict=True)]
 
@@ -213,94 +213,3 @@ def _describe(event: Any, provider: str) -> str:
     if provider in ("anthropic", "openai-responses"):
         return _kind(event) or "an event"
     return f"completion {event.get('id')!r}" if isinstance(event, dict) else "a chunk"
-
-
-_ANTHROPIC_EVENTS = {
-    "message_start",
-    "message_delta",
-    "message_stop",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-}
-
-
-def _anthropic(events: list[JSON], at: list[int]) -> JSON:
-    snapshot: Any = None
-    headers = httpx2.Headers()
-    buffers: dict[int, bytes] = {}
-    stopped = False
-    for i, event in zip(at, events, strict=True):
-        kind = event.get("type")
-        if not isinstance(kind, str):
-            raise ResponseFormatError("anthropic", f"<stream>.{i}.type", "missing")
-        if kind not in _ANTHROPIC_EVENTS:  # ping, and event types newer than this code
-            continue
-        if snapshot is None and kind != "message_start":
-            raise ResponseFormatError(
-                "anthropic", f"<stream>.{i}.type", f"{kind!r} before message_start"
-            )
-        stopped = kind == "message_stop"
-        try:
-            snapshot = accumulate_event(
-                event=event,  # type: ignore[arg-type]  # the SDK constructs its model from a dict
-                current_snapshot=snapshot,
-                json_bufs=buffers,
-                request_headers=headers,
-            )
-        except (ValueError, IndexError, AttributeError, TypeError, KeyError) as exc:
-            raise ResponseFormatError("anthropic", f"<stream>.{i}", str(exc)) from None
-    if snapshot is None:
-        raise ResponseFormatError("anthropic", "<stream>", "no message_start event")
-    if not stopped:
-        raise ResponseFormatError(
-            "anthropic",
-            "<stream>",
-            f"no message_stop event (the stream ends with {events[-1].get('type')!r}: cut short?)",
-        )
-    data = snapshot.model_dump(mode="json", exclude_none=True, warnings=False)
-    assert isinstance(data, dict)
-    return data
-
-
-def _responses(events: list[JSON]) -> JSON:
-    for event in reversed(events):
-        if event.get("type") in _RESPONSES_DONE and isinstance(event.get("response"), dict):
-            response: JSON = event["response"]
-            return response
-    last = events[-1].get("type")
-    raise ResponseFormatError(
-        "openai-responses",
-        "<stream>",
-        f"no response.completed event (the stream ends with {last!r}: cut short?)",
-    )
-
-
-def _chat(events: list[JSON], provider: str, at: list[int]) -> JSON:
-    state: ChatCompletionStreamState[None] = ChatCompletionStreamState()
-    for i, event in zip(at, events, strict=True):
-        try:
-            chunk = ChatCompletionChunk.model_validate(event)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise ResponseFormatError(provider, f"<stream>.{i}.{where}", first["msg"]) from None
-        try:
-            state.handle_chunk(chunk)
-        except (IndexError, KeyError, TypeError, ValueError) as exc:
-            raise ResponseFormatError(provider, f"<stream>.{i}", f"{exc!r}") from None
-    data = state.get_final_completion().model_dump(mode="json", exclude_none=True, warnings=False)
-    assert isinstance(data, dict)
-    unfinished = [c.get("index") for c in data.get("choices") or [] if not c.get("finish_reason")]
-    if unfinished or not data.get("choices"):
-        raise ResponseFormatError(
-            provider,
-            "<stream>",
-            f"completion {data.get('id')!r}: no chunk with a finish_reason for choice "
-            f"{unfinished[0] if unfinished else 0} (cut short?)",
-        )
-    if "usage" not in data:  # Moonshot puts a stream's usage in the last chunk's choice
-        found = [c["usage"] for e in events for c in e.get("choices") or [] if "usage" in c]
-        if found and isinstance(found[-1], dict):
-            data["usage"] = found[-1]
-    return data
