@@ -15,7 +15,7 @@ import re
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -196,6 +196,21 @@ def test_keyboard_moves_inside_the_view_only(session: Session) -> None:
     assert active == active_before and mode == "command"
 
 
+def _wait_shown_in_pane(page: Any, body: Any, timeout_ms: int = 5_000) -> None:
+    """The pane's lit break item is scrolled into the pane's own visible box (the pane, not
+    the page: the break box above the panes may push them below the window)."""
+    inside = (
+        "b => { const e = b.querySelector('.dtl-brk-lit.dtl-hl') || b.querySelector('.dtl-hl');"
+        " if (!e) return false; const r = e.getBoundingClientRect(), p = b.getBoundingClientRect();"
+        " return r.bottom > p.top && r.top < p.bottom; }"
+    )
+    for _ in range(timeout_ms // 100):
+        if body.evaluate(inside):
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("the lit break item is not scrolled into its pane")
+
+
 def test_a_break_is_lit_in_three_panes(session: Session) -> None:
     live, page = session.live, session.page
     live.locator(".dtl-tl-break").first.click()
@@ -206,7 +221,7 @@ def test_a_break_is_lit_in_three_panes(session: Session) -> None:
     expect(live.locator(".dtl-pane-state .dtl-brk-lit").first).to_contain_text("breaks the cache")
     live.locator(".dtl-break").click()  # pins the break: every pane scrolls to it
     for pane in ("state", "request", "context"):
-        expect(live.locator(f".dtl-pane-{pane} .dtl-hl").first).to_be_in_viewport()
+        _wait_shown_in_pane(page, live.locator(f".dtl-pane-{pane} .dtl-pane-body"))
     live.scroll_into_view_if_needed()
     _shot(session.run, "break-lit", live)
     page.keyboard.press("Escape")
