@@ -214,3 +214,22 @@ def test_a_break_shows_its_one_line_fix() -> None:
     html = break_html(brk)
     assert f"fix: {fix(BreakCause.SYSTEM_CHANGED)}" in html.replace("&#x27;", "'")
     assert 'class="dtl-fix"' in html
+
+
+def test_removal_and_redefinition_are_marked_as_load_points_of_their_own() -> None:
+    from dtl_notebook.notebook.panes import Bodies
+    from dtl_notebook.notebook.records import from_request
+    from dtl_notebook.notebook.request_pane import request_pane
+    from dtl_notebook.wire import build_request
+
+    from .test_wire_support import searched_session
+
+    s = searched_session()
+    s.assistant("Sunny.")
+    s.user("Thanks!")
+    s.remove_tools(["get_weather"])
+    req = build_request(s, "anthropic", "claude-opus-4-8")
+    assert [lp.kind for lp in req.load_points] == ["load", "removal"]
+    record = from_request(req)
+    html = request_pane(record, Bodies(record, lazy=False))
+    assert "load point: + get_weather" in html and "removal: - get_weather" in html

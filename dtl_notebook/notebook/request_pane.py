@@ -188,7 +188,7 @@ def _item(
         marks += " " + badge(f"carrier: {carrier}", CARRIER)
         style += "border-left:3px solid rgba(64, 140, 255, .9);"
     if lp is not None:
-        marks += " " + badge("load point: + " + ", ".join(lp.tools), LOAD)
+        marks += " " + badge(load_point_label(lp.kind, lp.tools), LOAD)
     brk = bodies.rec.cache.cache_break
     if brk is not None and brk.where == f"{field_name}.{i}":
         keys = [*(keys or []), key("brk", "here")]
@@ -204,3 +204,13 @@ def _item(
 
 
 # -- model context -------------------------------------------------------------------------------
+
+
+# how each kind of load point reads: tools entering, withdrawn, or redefined at this item
+_KIND_SIGNS = {"load": "+", "addition": "+", "removal": "-", "redefinition": "redefined"}
+
+
+def load_point_label(kind: str, tools: list[str]) -> str:
+    """E.g. "load point: + get_weather", "removal: - get_weather"."""
+    title = "load point" if kind in ("load", "addition") else kind
+    return f"{title}: {_KIND_SIGNS.get(kind, kind)} {', '.join(tools)}"
