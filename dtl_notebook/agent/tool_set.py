@@ -159,7 +159,9 @@ class ToolSetChanges:
             raise UnknownToolError(tool.name, "registered (register it before redefining it)")
         old = self.registry[tool.name]
         changed = old.spec() != tool.spec()
-        if changed and not self._has_history(tool.name):
+        if changed and not self._first_change_adds(tool.name):
+            # the initial definition is pinned by nothing else (a removal records no
+            # definition): requests keep declaring it as it was
             self._initial_specs.setdefault(tool.name, old.spec())
         self.registry.register(tool, replace=True)
         if changed and tool.name in self._active:
@@ -199,6 +201,19 @@ class ToolSetChanges:
         if self.timeline().events(name):
             return True
         return any(name in u.tools_removed or u.snapshot(name) for u in self._queued)
+
+    def _first_change_adds(self, name: str) -> bool:
+        """Whether the first recorded change of `name` offers it (so it was not an initial
+        tool, and every definition it had is in a recorded change)."""
+        events = self.timeline().events(name)
+        if events:
+            return events[0].added
+        for update in self._queued:
+            if name in update.tools_removed:
+                return False
+            if update.snapshot(name) is not None:
+                return True
+        return False
 
     def _offered(self, name: str) -> bool:
         """Whether the latest recorded change of `name` (queued ones included) offers it."""

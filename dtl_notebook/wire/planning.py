@@ -40,7 +40,7 @@ class _PlanWalk:
     counted: GrowingSet = field(default_factory=GrowingSet)  # call ids counted as a use
     split_used: set[str] = field(default_factory=set)
     deferred_names: set[str] = field(default_factory=set)
-    used: set[str] = field(default_factory=set)  # every called name, for the load pass
+    used: set[str] = field(default_factory=set)  # names called and not refused, for loads
     loaded: set[str] = field(default_factory=set)
     loads: dict[int, list[ToolSpec]] = field(default_factory=dict)
     retired: dict[str, ToolSpec] = field(default_factory=dict)
@@ -79,7 +79,8 @@ class _PlanWalk:
         for index in range(self.seen, len(messages)):
             message = messages[index]
             if isinstance(message, AssistantMessage):
-                self.used.update(call.name for call in message.tool_calls)
+                # a refused call is no use, as in the split: the marker after it still loads
+                self.used.update(c.name for c in message.tool_calls if c.id not in self.failed)
             elif isinstance(message, SystemUpdate) and message.sections:
                 self.updates += 1  # a tool-only update is not rendered yet: no text to count
             if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
