@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
 
 __all__ = ["KINDS", "request_kind"]
@@ -34,19 +35,24 @@ _MEDIA = frozenset({"image", "document", "input_image", "input_file", "image_url
 _OPENAI_OWN = frozenset({"function", "namespace", "custom"})
 
 
+def _types_step(kinds: set[str], _index: int, item: Any) -> None:
+    if not isinstance(item, dict):
+        return
+    kinds.add(str(item.get("type", "")))
+    content = item.get("content")
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict):
+            kinds.add(str(block.get("type", "")))
+
+
+# resumed over the messages a request shares with the last one: a turn costs what it adds
+_TYPES: PrefixScan[set[str]] = PrefixScan(set, _types_step)
+
+
 def _blocks(payload: dict[str, Any]) -> set[str]:
     """The `type` of every message, input item and content block."""
-    kinds: set[str] = set()
     items = payload.get("messages") or payload.get("input") or []
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict):
-            continue
-        kinds.add(str(item.get("type", "")))
-        content = item.get("content")
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict):
-                kinds.add(str(block.get("type", "")))
-    return kinds
+    return _TYPES.scan(items) if isinstance(items, list) else set()
 
 
 def _anthropic(payload: dict[str, Any], tools: list[Any]) -> str:

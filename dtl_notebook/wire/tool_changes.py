@@ -128,10 +128,11 @@ def fold(
     initial: Callable[[str], ToolSpec | None],
     taken: Callable[[str], bool],
 ) -> ToolChanges:
-    """The transcript's changes. `order` is the declaration order, `current` the active
-    names, `definition(name)` a registered definition, `initial(name)` an initial tool's first
-    definition where it was replaced since, `taken(name)` whether a name is registered."""
-    timeline.update(messages)
+    """The transcript's changes. `timeline` is the fold of the transcript `messages` is a
+    copy of, already up to date (the session's, resumed over what grew: a turn costs what it
+    adds); `order` is the declaration order, `current` the active names, `definition(name)` a
+    registered definition, `initial(name)` an initial tool's first definition where it was
+    replaced since, `taken(name)` whether a name is registered."""
     out = ToolChanges(order=list(dict.fromkeys(order)))
     current_set = set(current)
     versions: dict[str, list[ToolSpec]] = {}
