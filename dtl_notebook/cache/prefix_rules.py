@@ -141,13 +141,10 @@ def shared_prefix(
             break
         tokens += segment.tokens
     tools = payload.get("tools")
-    hosted = tuple(
-        dict.fromkeys(
-            str(t.get("type"))
-            for t in (tools if isinstance(tools, list) else [])
-            if isinstance(t, dict)
-            and t.get("execution") != "client"
-            and openai_hosted_unpublished(str(t.get("type")))
-        )
+    # each distinct type once: a hosted-search body declares thousands of function tools
+    types = dict.fromkeys(
+        str(t.get("type"))
+        for t in (tools if isinstance(tools, list) else [])
+        if isinstance(t, dict) and t.get("execution") != "client"
     )
-    return tokens, hosted
+    return tokens, tuple(t for t in types if openai_hosted_unpublished(t))

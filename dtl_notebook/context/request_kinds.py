@@ -56,7 +56,8 @@ def _blocks(payload: dict[str, Any]) -> set[str]:
 
 
 def _anthropic(payload: dict[str, Any], tools: list[Any]) -> str:
-    types = [str(t.get("type", "")) for t in tools if isinstance(t, dict)]
+    # each distinct type once: a native-search body declares the whole registry
+    types = {str(t.get("type", "")) for t in tools if isinstance(t, dict)}
     blocks = _blocks(payload)
     if any(server_tool_prompt(t)[1] for t in types) or blocks & {"server_tool_use"}:
         return "anthropic_server_tools"
@@ -69,11 +70,12 @@ def _anthropic(payload: dict[str, Any], tools: list[Any]) -> str:
     return "anthropic_tools" if tools else "anthropic_plain"
 
 
-def _hosted(tool: Any) -> bool:
-    if not isinstance(tool, dict):
-        return False
-    kind = tool.get("type")
-    client_search = kind == "tool_search" and tool.get("execution") == "client"
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _hosted(kind: str | None, execution: str | None) -> bool:
+    client_search = kind == "tool_search" and execution == "client"
     return kind not in _OPENAI_OWN and kind is not None and not client_search
 
 
@@ -86,7 +88,10 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
     if provider not in ("openai-responses", "openai-chat"):
         return None
     blocks = _blocks(payload)
-    if any(_hosted(t) for t in tools):  # a prompt of unpublished size
+    kinds = {
+        (_text(t.get("type")), _text(t.get("execution"))) for t in tools if isinstance(t, dict)
+    }
+    if any(_hosted(kind, execution) for kind, execution in kinds):  # unpublished size
         return "openai_hosted"
     if "reasoning" in blocks:
         return "openai_reasoning"
