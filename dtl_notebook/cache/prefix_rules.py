@@ -91,25 +91,15 @@ def cache_rule(provider: str, model: str, **overrides: Any) -> CacheRule:
             assumed=True,
         )
     openai = provider in _OPENAI and not _compatible_server(overrides)
-    if profile.exact_cache_boundary:
-        return CacheRule(
-            provider,
-            model,
-            False,
-            profile.min_cacheable_tokens,
-            profile.cache_granularity,
-            1800.0,
-            reports_writes=True,
-            routes_by_key=openai,
-            shared_hidden=openai,
-        )
+    exact = profile.exact_cache_boundary  # the newer cache: longer-lived, reports its writes
     return CacheRule(
         provider,
         model,
         False,
         profile.min_cacheable_tokens,
         profile.cache_granularity,
-        600.0,
+        1800.0 if exact else 600.0,
+        reports_writes=exact,
         routes_by_key=openai,
         shared_hidden=openai,
     )
