@@ -90,6 +90,29 @@ def freeze(value: Any) -> Any:
     return value
 
 
+FROZEN = (FrozenDict, FrozenList)
+
+
+def built_here(payload: Any) -> bool:
+    """Whether a body holds frozen parts (one a builder made) rather than only plain JSON (one
+    parsed from bytes). Memos keep the two lineages apart: within one, equal parts are the same
+    objects or plain copies, both compared at C speed; across them each comparison walks a
+    frozen value in Python."""
+    if not isinstance(payload, dict):
+        return False
+    return any(type(v) in FROZEN or built_list(v) for v in payload.values())
+
+
+def built_list(items: Any) -> bool:
+    """Whether a body's list holds a builder's frozen items (at its start or its end: a builder
+    freezes what repeats, a history or a tool catalog, and adds plain parts around it)."""
+    return (
+        type(items) is list
+        and bool(items)
+        and (type(items[0]) in FROZEN or type(items[-1]) in FROZEN)
+    )
+
+
 def thaw(value: Any) -> Any:
     """An editable plain deep copy of a JSON value (frozen parts included)."""
     if isinstance(value, dict):

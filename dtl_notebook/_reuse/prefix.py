@@ -118,3 +118,34 @@ class GrowingSet:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GrowingSet:
         return GrowingSet(self._base, set(self._new))
+
+
+class GrowingMap:
+    """`GrowingSet`'s mapping twin: each key keeps the first value it was given."""
+
+    MERGE_AFTER = 64
+    __slots__ = ("_base", "_new")
+
+    def __init__(self, base: dict[Any, Any] | None = None, new: dict[Any, Any] | None = None):
+        self._base: dict[Any, Any] = {} if base is None else base  # never changed once shared
+        self._new: dict[Any, Any] = {} if new is None else new
+
+    def add(self, key: Any, value: Any) -> None:
+        if key in self._base:
+            return
+        self._new.setdefault(key, value)
+        if len(self._new) > self.MERGE_AFTER:
+            self._base, self._new = {**self._base, **self._new}, {}
+
+    def get(self, key: Any) -> Any:
+        found = self._new.get(key)
+        return self._base.get(key) if found is None else found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._new or key in self._base
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._new)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GrowingMap:
+        return GrowingMap(self._base, dict(self._new))

@@ -64,17 +64,25 @@ class ToolTimeline:
         self._seen = 0
         self._events: dict[str, list[ToolEvent]] = {}
         self._positions: dict[str, list[int]] = {}
+        self._log: list[ToolEvent] = []  # every event, in transcript order
+        self.version = 0  # bumped whenever the fold changes
+        # what layers above derived from this fold, each stamped with the version it read
+        self.derived: dict[str, tuple[object, object]] = {}
 
     def update(self, messages: Sequence[Message]) -> ToolTimeline:
         """Fold the messages not seen yet (all of them if the transcript was rewritten)."""
         rewrites = getattr(messages, "rewrites", 0)
         grown = self._source is messages and self._rewrites == rewrites
         if not grown or self._seen > len(messages):
-            self._events, self._positions, self._seen = {}, {}, 0
+            if self._log:
+                self.version += 1
+            self._events, self._positions, self._log, self._seen = {}, {}, [], 0
         for position in range(self._seen, len(messages)):
             for event in message_events(messages[position], position):
                 self._events.setdefault(event.name, []).append(event)
                 self._positions.setdefault(event.name, []).append(event.position)
+                self._log.append(event)
+                self.version += 1
         self._source, self._rewrites, self._seen = messages, rewrites, len(messages)
         return self
 
@@ -84,6 +92,10 @@ class ToolTimeline:
 
     def events(self, name: str) -> list[ToolEvent]:
         return list(self._events.get(name, ()))
+
+    def log(self) -> list[ToolEvent]:
+        """Every change, in transcript order (removals before additions within a message)."""
+        return list(self._log)
 
     def last_change(self, name: str, position: int) -> ToolEvent | None:
         """The latest change of `name` recorded before message `position`."""

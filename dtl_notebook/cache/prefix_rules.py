@@ -33,6 +33,7 @@ from typing import Any
 
 from dtl_notebook.context.content_rules import openai_hosted_unpublished
 from dtl_notebook.context.model import ModelContext
+from dtl_notebook.context.request_kinds import tool_kinds
 from dtl_notebook.wire.profiles import profile_for
 
 _OPENAI = frozenset({"openai-responses", "openai-chat"})
@@ -130,11 +131,7 @@ def shared_prefix(
         if segment.kind != "hidden" or not segment.source.startswith(_PROVIDER_SOURCES):
             break
         tokens += segment.tokens
-    tools = payload.get("tools")
-    # each distinct type once: a hosted-search body declares thousands of function tools
     types = dict.fromkeys(
-        str(t.get("type"))
-        for t in (tools if isinstance(tools, list) else [])
-        if isinstance(t, dict) and t.get("execution") != "client"
+        str(kind) for kind, execution in tool_kinds(payload.get("tools")) if execution != "client"
     )
     return tokens, tuple(t for t in types if openai_hosted_unpublished(t))

@@ -45,21 +45,23 @@ class _Rendering:
 
 
 ANCESTRY = 3  # earlier renderings a rendering remembers sharing segments with
-# the previous rendering per provider, model and framing
+# the previous rendering per provider, model, framing and lineage (built here or parsed)
 _PREVIOUS = Memo("renderings")
 
 
 class Collector:
     """Collects segments in order, replaying unchanged units of the previous rendering."""
 
-    def __init__(self, provider: str, model: str, framing: int = 0) -> None:
+    def __init__(self, provider: str, model: str, framing: int = 0, built: bool = False) -> None:
+        """`built`: the payload holds a builder's frozen parts (`_reuse.frozen.built_here`);
+        it is compared with the previous rendering of its own lineage."""
         self.counter = encoding_for(provider, model)
         self.model = model
         self.segments: list[Segment] = []
         self.notes: list[str] = []
         self.block = -1
         self.framing = framing  # tokens the provider adds around each framed segment
-        self._key = (provider, model, framing)
+        self._key = (provider, model, framing, built)
         self._remembers = active()
         self._before: _Rendering | None = _PREVIOUS.get(self._key) if self._remembers else None
         self._units: list[_Unit] = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from dtl_notebook._reuse.frozen import built_here
 from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
@@ -54,15 +55,16 @@ def model_context(
         if provider is None:
             raise ValueError("model_context(payload) needs provider=...")
         model = model or str(payload.get("model", ""))
+    built = built_here(payload)
     if provider == "anthropic":
-        out = Collector(provider, model, int(calibration()["anthropic"]["per_block"]))
+        out = Collector(provider, model, int(calibration()["anthropic"]["per_block"]), built)
         render_anthropic.render(payload, out)
     elif provider == "openai-responses":
-        out = Collector(provider, model, int(calibration()["openai"]["per_message"]))
+        out = Collector(provider, model, int(calibration()["openai"]["per_message"]), built)
         render_openai.render_responses(payload, out)
     elif provider in ("openai-chat", "kimi"):
         framing = int(calibration()["openai"]["per_message"]) if provider == "openai-chat" else 0
-        out = Collector(provider, model, framing)
+        out = Collector(provider, model, framing, built)
         render_chat(payload, out, provider)
     else:
         raise unknown_value("provider", provider, PROVIDERS)

@@ -14,7 +14,7 @@ from typing import Any, Final
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
 
-__all__ = ["KINDS", "request_kind"]
+__all__ = ["KINDS", "request_kind", "tool_kinds"]
 
 #: kind id -> what the band's table calls it, in table order
 KINDS: Final[dict[str, str]] = {
@@ -47,6 +47,24 @@ def _types_step(kinds: set[str], _index: int, item: Any) -> None:
 
 # resumed over the messages a request shares with the last one: a turn costs what it adds
 _TYPES: PrefixScan[set[str]] = PrefixScan(set, _types_step)
+
+
+ToolKind = tuple[str | None, str | None]
+
+
+def _tool_kinds_step(kinds: dict[ToolKind, None], _index: int, tool: Any) -> None:
+    if isinstance(tool, dict):
+        kinds.setdefault((_text(tool.get("type")), _text(tool.get("execution"))), None)
+
+
+# resumed over the tools a request shares with the last one: a native or hosted search body
+# declares every registered tool, all of one or two kinds
+_TOOL_KINDS: PrefixScan[dict[ToolKind, None]] = PrefixScan(dict, _tool_kinds_step)
+
+
+def tool_kinds(tools: Any) -> list[ToolKind]:
+    """Each distinct (type, execution) of a body's tools, in order of first appearance."""
+    return list(_TOOL_KINDS.scan(tools)) if isinstance(tools, list) else []
 
 
 def _blocks(payload: dict[str, Any]) -> set[str]:
@@ -88,9 +106,7 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
     if provider not in ("openai-responses", "openai-chat"):
         return None
     blocks = _blocks(payload)
-    kinds = {
-        (_text(t.get("type")), _text(t.get("execution"))) for t in tools if isinstance(t, dict)
-    }
+    kinds = tool_kinds(tools)
     if any(_hosted(kind, execution) for kind, execution in kinds):  # unpublished size
         return "openai_hosted"
     if "reasoning" in blocks:

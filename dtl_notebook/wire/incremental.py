@@ -24,8 +24,10 @@ from typing import Any
 import typing_extensions as te
 
 from dtl_notebook._reuse.frozen import (
+    FROZEN,
     FrozenDict,
     FrozenList,
+    built_list,
     exact_copy,
     identical_run,
     shared_prefix,
@@ -89,9 +91,15 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         for i in range(settled, len(items)):
             item = items[i]
             if i < same or (i < len(known) and item == known[i]):
-                # an equal item frozen since is kept itself: later lists match it by identity
-                frozen = type(item) is FrozenDict or type(item) is FrozenList
-                remembered.append(item if frozen else known[i])
+                # an equal item frozen since is kept itself: later lists match it by identity;
+                # a plain one equal to a frozen one is kept as a plain copy, so that parsed
+                # bodies keep a lineage of their own (`_recent`)
+                if type(item) in FROZEN:
+                    remembered.append(item)
+                elif type(known[i]) in FROZEN:
+                    remembered.append(exact_copy(item))
+                else:
+                    remembered.append(known[i])
                 continue
             item_schema = item_schema or schema_of(item_type)
             if not is_valid(item_schema, item):
@@ -117,4 +125,8 @@ def _recent(root: str, field: str, items: list[Any]) -> _Accepted:
         n = min(len(known), len(items))
         if n and items[0] is known[0] and items[n - 1] is known[n - 1]:
             return accepted
-    return next((a for a in recent if a.items and items[0] == a.items[0]), _Accepted())
+    # then one of the same lineage (built here, or parsed: see `frozen.built_here`), whose equal
+    # items compare at C speed, before one of the other
+    built = built_list(items)
+    ordered = sorted(recent, key=lambda a: built_list(a.items) != built)
+    return next((a for a in ordered if a.items and items[0] == a.items[0]), _Accepted())

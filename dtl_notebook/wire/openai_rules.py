@@ -9,26 +9,54 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from dtl_notebook._reuse.prefix import GrowingSet, PrefixScan
+from dtl_notebook._reuse.prefix import GrowingMap, GrowingSet, PrefixScan
 from dtl_notebook.wire.problems import Problem, as_list, dict_items, first_duplicate, raise_first
 from dtl_notebook.wire.rules import is_kimi_carrier
-from dtl_notebook.wire.shape_errors import short
+from dtl_notebook.wire.shape_errors import format_path, short
 
 
 def check_responses(payload: dict[str, Any], provider: str) -> None:
     tools = payload.get("tools")
-    named = ((i, t.get("name")) for i, t in dict_items(tools))
-    raise_first(provider, first_duplicate(("tools",), named, "tool name"))
-    for i, tool in dict_items(tools):
-        if tool.get("type") == "namespace":
-            members = ((j, t.get("name")) for j, t in dict_items(tool.get("tools")))
-            what = f"tool name in namespace {short(tool.get('name'))}"
-            raise_first(provider, first_duplicate(("tools", i, "tools"), members, what))
+    raise_first(provider, _TOOL_FACTS.scan(as_list(tools)).problem)
     # With server-side history the matching call lives in an earlier response
     # (https://platform.openai.com/docs/guides/conversation-state).
     if payload.get("previous_response_id") or payload.get("conversation"):
         return
     raise_first(provider, _INPUT_FACTS.scan(as_list(payload.get("input"))).problem)
+
+
+class _ToolFacts:
+    """Where each tool name came first (a map that shares its bulk when copied), and the
+    first problem: a duplicate name, or one inside a namespace."""
+
+    __slots__ = ("first", "problem")
+
+    def __init__(self) -> None:
+        self.first = GrowingMap()
+        self.problem: Problem | None = None
+
+
+def _tool_step(facts: _ToolFacts, index: int, tool: Any) -> None:
+    if facts.problem is not None or not isinstance(tool, dict):
+        return
+    name = tool.get("name")
+    if isinstance(name, str):
+        if name in facts.first:
+            where = format_path(("tools", facts.first.get(name)))
+            facts.problem = Problem(
+                ("tools", index), f"duplicate tool name {name!r} (first at {where})"
+            )
+            return
+        facts.first.add(name, index)
+    if tool.get("type") == "namespace":
+        members = ((j, t.get("name")) for j, t in dict_items(tool.get("tools")))
+        what = f"tool name in namespace {short(tool.get('name'))}"
+        facts.problem = first_duplicate(("tools", index, "tools"), members, what)
+
+
+_TOOL_FACTS = PrefixScan(_ToolFacts, _tool_step)
+# a native or hosted search body declares every registered tool: resumed over the tools a
+# request shares with the last one
 
 
 class _InputFacts:

@@ -182,6 +182,7 @@ def _tool_changes(session: Session, messages: list[Message]) -> ToolChanges:
         definition,
         session._initial_specs.get,
         registry.__contains__,
+        (registry.version, tuple(map(id, session._initial_specs.values()))),
     )
 
 

@@ -18,11 +18,13 @@ A call to a withdrawn tool is refused locally by the session on every provider.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
+from dtl_notebook._reuse.registry import active
 from dtl_notebook.agent.messages import Message, SystemUpdate, ToolResultMessage
-from dtl_notebook.agent.tool_timeline import ToolTimeline, message_events
+from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import ToolSpec, same_definition
 
 TOOL_CHANGES = ("keep", "rewrite")
@@ -127,12 +129,41 @@ def fold(
     definition: Callable[[str], ToolSpec | None],
     initial: Callable[[str], ToolSpec | None],
     taken: Callable[[str], bool],
+    stamp: Hashable = None,
 ) -> ToolChanges:
     """The transcript's changes. `timeline` is the fold of the transcript `messages` is a
-    copy of, already up to date (the session's, resumed over what grew: a turn costs what it
-    adds); `order` is the declaration order, `current` the active names, `definition(name)` a
-    registered definition, `initial(name)` an initial tool's first definition where it was
-    replaced since, `taken(name)` whether a name is registered."""
+    copy of, already up to date (the session's, resumed over what grew); `order` is the
+    declaration order, `current` the active names, `definition(name)` a registered definition,
+    `initial(name)` an initial tool's first definition where it was replaced since, `taken(name)`
+    whether a name is registered. `stamp` changes whenever what those three answer may have
+    changed (a registry version): with it, a turn that changed no tool reuses the last answer
+    for this timeline (a turn costs what it adds). The result is shared: read it, never edit."""
+    if stamp is None or not active():
+        return _fold(messages, timeline, order, current, definition, initial, taken)
+    order = tuple(order)
+    key = (timeline.version, order, tuple(current), stamp)
+    kept = timeline.derived.get(DERIVED)
+    if kept is not None and kept[0] == key:
+        return cast(ToolChanges, kept[1])
+    out = _fold(messages, timeline, order, current, definition, initial, taken)
+    # kept by the timeline, not in a process-wide memo: the definitions may be tools whose
+    # implementations hold the session, and so the timeline (a memo would keep both alive)
+    timeline.derived[DERIVED] = (key, out)
+    return out
+
+
+DERIVED = "tool changes"
+
+
+def _fold(
+    messages: list[Message],
+    timeline: ToolTimeline,
+    order: Iterable[str],
+    current: list[str],
+    definition: Callable[[str], ToolSpec | None],
+    initial: Callable[[str], ToolSpec | None],
+    taken: Callable[[str], bool],
+) -> ToolChanges:
     out = ToolChanges(order=list(dict.fromkeys(order)))
     current_set = set(current)
     versions: dict[str, list[ToolSpec]] = {}
@@ -143,11 +174,10 @@ def fold(
         if spec is not None:
             versions[name] = [spec]
             out.initial.append(spec)
-    positions = sorted({e.position for n in timeline.names() for e in timeline.events(n)})
-    events = [e for p in positions for e in message_events(messages[p], p)]  # message order
+    events = timeline.log()
     wire: dict[str, str] = {n: n for n in versions}  # the versioned name in force
     last: dict[str, int] = dict.fromkeys(versions, 1)  # the version declared last, by name
-    for event in events:
+    for event in events:  # message order
         message = messages[event.position]
         change_event = isinstance(message, SystemUpdate) or (
             isinstance(message, ToolResultMessage)
