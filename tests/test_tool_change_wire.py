@@ -60,6 +60,7 @@ MODES: dict[str, tuple[str, str, dict[str, Any], bool]] = {
     "anthropic-native-soft": ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}, False),
     "responses-hosted": ("openai-responses", "gpt-5.6", {"search": "hosted"}, True),
     "responses-hosted-5.4": ("openai-responses", "gpt-5.4", {"search": "hosted"}, True),
+    "responses-native-client": ("openai-responses", "gpt-5.6", {"search": "native-client"}, True),
 }
 CASES = [pytest.param(*m[:3], id=name) for name, m in MODES.items()]
 # native search declares every registered tool from the start, and there (by value, or

@@ -443,8 +443,8 @@ class _Builder:
             blocks.append({"type": "tool_removal", "tool": tool_reference_change(name)})
         native = self.search != "client"  # there every first definition is in tools[]
         for added in change.added:
-            declared = added.version == 1 and native
-            if by_value and (not added.latest or (added.new and not declared)):
+            in_tools = native and added.new and added.version == 1
+            if by_value and not in_tools and (added.new or not added.latest):
                 definition = {"type": "tool_definition", "definition": tool_json(added.spec)}
                 blocks.append({"type": "tool_addition", "tool": definition})
             else:

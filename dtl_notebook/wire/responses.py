@@ -154,6 +154,8 @@ class _Builder:
         if self.search == "hosted":
             return self._hosted(immediate)
         if self.search == "native-client":
+            if changes.changes:  # what was shown stays shown, with its first definition
+                immediate = [t for t in changes.initial if t.name not in split.deferred]
             local = next((t for t in immediate if t.name == TOOL_SEARCH), None)
             tools = [function_json(t) for t in immediate if t.name != TOOL_SEARCH]
             spec: JSON = {
