@@ -151,7 +151,7 @@ def test_a_tool_offered_first_by_a_change_is_declared_and_the_note_says_what_it_
         "type": "tool_addition",
         "tool": {"type": "tool_reference", "name": "epsilon"},
     }
-    assert any("'epsilon'" in n and "unverified" in n for n in after.notes)
+    assert any("'epsilon'" in n and "expected to hold (unverified)" in n for n in after.notes)
 
 
 @pytest.mark.parametrize("case", [BY_VALUE, BY_REFERENCE, HOSTED], ids=["value", "ref", "hosted"])
@@ -170,3 +170,19 @@ def test_the_model_context_and_the_analyzer_read_the_changes(case: Any) -> None:
     assert kinds == ["removal", "redefinition"]
     # the tools stay, so the change costs less than a rewrite from the first changed tool
     assert all(c.actual_tokens < c.naive_tokens for c in entry.change_savings)
+
+
+def test_hosted_search_declares_a_newly_offered_tool_once_and_says_it_misses() -> None:
+    s = _session()
+    before = _build(s, HOSTED).payload["tools"]
+    s.registry.register(_tool("epsilon"))
+    s.set_active_tools(["tool_search", "alpha", "epsilon"])
+    after = _build(s, HOSTED)
+    tools = after.payload["tools"]
+    # the registered tools, epsilon after them (deferred), then the hosted search
+    assert canon(strip_cache_control(tools[:-2])) == canon(strip_cache_control(before[:-1]))
+    assert tools[-2]["name"] == "epsilon" and tools[-2]["defer_loading"] is True
+    assert tools[-1] == {"type": "tool_search"}
+    assert "additional_tools" not in str(after.payload["input"])  # declared once
+    assert "Tools available from here on: epsilon" in after.payload["input"][-1]["content"]
+    assert any("'epsilon'" in n and "cache miss from that tool on" in n for n in after.notes)

@@ -359,7 +359,7 @@ class _Builder:
         a tool_addition names it, shown otherwise (the note says what that costs)."""
         changes = self.tool_changes
         tail = [tool_json(t, True) for t in kept_declared(changes, self.registry, left_out)]
-        note = growth_note(changes)
+        note = growth_note(changes, PROVIDER)
         if note:
             self.notes.append(note)
         if self.changes == "by_value":  # the system messages define them

@@ -13,11 +13,13 @@ After a tool change the declared list must stay what earlier requests sent:
   end, with its first definition, so earlier references to it still resolve.
 
 What cannot be kept: a tool registered after earlier requests is declared where the registry
-puts it, after the tools registered before it. Both providers keep a deferred definition out
-of the rendered prompt until their search loads it (Anthropic:
-https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool, OpenAI:
-https://platform.openai.com/docs/guides/tools-tool-search), so the cached prompt is expected
-to survive such a growth, but the request's `tools` bytes change there (`GROWTH_NOTE`).
+puts it, after the tools registered before it (`growth_note` says what that costs). Anthropic
+keeps a deferred definition out of the rendered prompt until its search loads it
+(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool), so the
+cached prompt is expected to hold there while the request's `tools` bytes change; OpenAI shows
+a deferred function's name and description up front
+(https://platform.openai.com/docs/guides/tools-tool-search), so there the rendered tools change
+and the cache misses from that tool on.
 
 Every function here reads only what the changes touched (never every registered tool), so a
 turn costs what it adds.
@@ -32,11 +34,20 @@ from dtl_notebook.wire.tool_changes import ToolChanges
 
 GROWTH_NOTE = (
     "native tool search declares every registered tool: tool(s) {names} offered by a change are "
-    "declared deferred among the registered tools (one registered after an earlier request "
-    "makes tools[] grow after the tools registered before it; the provider leaves a deferred "
-    "definition out of the rendered prompt until its search loads it, so the cached prompt is "
-    "expected to hold, unverified; the request's tools[] bytes change there)"
+    "declared deferred among the registered tools, and one registered after an earlier request "
+    "makes tools[] grow after the tools registered before it; {effect}"
 )
+GROWTH_EFFECT = {
+    "anthropic": (
+        "Anthropic leaves a deferred definition out of the rendered prompt until its search "
+        "loads it, so the cached prompt is expected to hold (unverified) while the request's "
+        "tools[] bytes change there"
+    ),
+    "openai-responses": (
+        "OpenAI shows a deferred function's name and description up front, so the rendered "
+        "tools change there (tool prefix changes: cache miss from that tool on)"
+    ),
+}
 
 
 def pinned(
@@ -79,7 +90,8 @@ def offered_by_change(changes: ToolChanges) -> list[str]:
     return list(dict.fromkeys(a.name for a in changes.fresh() if a.version == 1))
 
 
-def growth_note(changes: ToolChanges) -> str | None:
-    """The note on tools a change offers first under native search, if any."""
+def growth_note(changes: ToolChanges, provider: str) -> str | None:
+    """The note on tools a change offers first under `provider`'s own search, if any."""
     names = offered_by_change(changes)
-    return GROWTH_NOTE.format(names=names) if names else None
+    effect = GROWTH_EFFECT[provider]
+    return GROWTH_NOTE.format(names=names, effect=effect) if names else None

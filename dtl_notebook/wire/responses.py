@@ -278,7 +278,7 @@ class _Builder:
             ]
         left_out = shown | {TOOL_SEARCH}
         replaced = pinned(changes, left_out, lambda name: None)  # loads pin their first too
-        note = growth_note(changes)
+        note = growth_note(changes, PROVIDER)
         if note:
             self.notes.append(note)
         kept = kept_declared(changes, self.registry, left_out)
