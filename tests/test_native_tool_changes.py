@@ -186,3 +186,18 @@ def test_hosted_search_declares_a_newly_offered_tool_once_and_says_it_misses() -
     assert "additional_tools" not in str(after.payload["input"])  # declared once
     assert "Tools available from here on: epsilon" in after.payload["input"][-1]["content"]
     assert any("'epsilon'" in n and "cache miss from that tool on" in n for n in after.notes)
+
+
+@pytest.mark.parametrize("case", [BY_VALUE, BY_REFERENCE, HOSTED], ids=["value", "ref", "hosted"])
+def test_the_view_marks_the_removal_and_the_redefinition(case: Any) -> None:
+    from dtl_notebook.notebook.panes import Bodies
+    from dtl_notebook.notebook.records import from_request
+    from dtl_notebook.notebook.request_pane import request_pane
+
+    s = _session()
+    _call(s, "alpha", "c0")
+    s.remove_tools(["alpha"])
+    s.redefine_tool(_tool("beta", 2))
+    record = from_request(_build(s, case))
+    html = request_pane(record, Bodies(record, lazy=False))
+    assert "removal: - alpha" in html and "redefinition: redefined beta" in html

@@ -712,8 +712,9 @@ def build(
     `previous_response_id` (the previous response's `msg_...` id; None on the first turn).
     `tool_changes`: "keep" (removals, additions and redefinitions in system messages, by value
     where the model takes the inline beta, else by reference, else told in text with the
-    definitions kept) or "rewrite" (the full current list: a miss, for a definition the model
-    must no longer see). Other keyword arguments go into the body as they are."""
+    definitions kept; in every search mode, native search included: wire/native_changes.py)
+    or "rewrite" (the full current list: a miss, for a definition the model must no longer
+    see). Other keyword arguments go into the body as they are."""
     if cache not in CACHE_MODES:
         raise ValueError(f"cache must be one of {CACHE_MODES}, got {cache!r}")
     changes = change_strategy(plan, profile, search, tool_changes)

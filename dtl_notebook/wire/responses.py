@@ -6,7 +6,8 @@ of its marked result, as an `additional_tools` item (preferred), or as a complet
 the names (so the bytes never change), or not at all when the model supports neither: then the
 full active list is sent top-level. Native search: `search="hosted"` declares every registered
 tool (deferred, grouped by `Tool.namespace`) and OpenAI searches them; `search="native-client"`
-declares a client-executed `tool_search` whose calls the session's own engine answers.
+declares a client-executed `tool_search` whose calls the session's own engine answers. Tool
+changes keep the declared tools in every search mode (hosted: wire/native_changes.py).
 
 Client `tool_search_call` / `tool_search_output` items are valid only next to a declared
 client `tool_search` tool, so `load_mode="tool_search"` declares one from the first request (its
@@ -568,8 +569,9 @@ def build(
     against `previous_response_id` (`prompt_cache_options.comparison_response_id`; GPT-5.6 and
     later). `tool_changes`: "keep" (a removal told in a developer message and enforced with
     `allowed_tools` where the model takes it, new definitions where they happened, a redefined
-    tool under a versioned name) or "rewrite" (the current list: a miss). Other keyword
-    arguments go into the body as they are.
+    tool under a versioned name; hosted search: the developer message only, as allowed_tools
+    would have to name every deferred tool) or "rewrite" (the current list: a miss). Other
+    keyword arguments go into the body as they are.
     """
     if tool_changes not in TOOL_CHANGES:
         raise ValueError(f"tool_changes must be one of {TOOL_CHANGES}, got {tool_changes!r}")
