@@ -104,6 +104,7 @@ def test_by_reference_appends_the_versioned_definition_deferred_at_the_end() -> 
         ("tool_addition", "beta__v2"),
     ]
     assert after.aliases == {"beta__v2": "beta"}
+    assert any("takes no additional_tools" in n for n in after.notes)
 
 
 def test_without_system_messages_the_change_is_told_in_text() -> None:
@@ -201,3 +202,21 @@ def test_the_view_marks_the_removal_and_the_redefinition(case: Any) -> None:
     record = from_request(_build(s, case))
     html = request_pane(record, Bodies(record, lazy=False))
     assert "removal: - alpha" in html and "redefinition: redefined beta" in html
+
+
+def test_hosted_without_additional_tools_appends_the_versioned_definition_last() -> None:
+    s = _session()
+    case = (
+        "openai-responses",
+        "gpt-5.6",
+        {"search": "hosted", "profile": {"additional_tools": False}},
+    )
+    before = _build(s, case).payload["tools"]
+    s.redefine_tool(_tool("beta", 2))
+    after = _build(s, case)
+    tools = after.payload["tools"]
+    assert canon(strip_cache_control(tools[:-1])) == canon(strip_cache_control(before))
+    assert tools[-1]["name"] == "beta__v2" and tools[-1]["description"].endswith("version 2.")
+    assert "additional_tools" not in str(after.payload["input"])
+    assert after.aliases == {"beta__v2": "beta"}
+    assert any("takes no additional_tools" in n for n in after.notes)

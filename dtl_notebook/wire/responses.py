@@ -284,8 +284,14 @@ class _Builder:
             self.notes.append(note)
         kept = kept_declared(changes, self.registry, left_out)
         tail = [function_json(t, True) for t in kept]
-        if not self.profile.additional_tools:  # the versioned definitions go here instead
-            tail += [function_json(t) for t in versioned_specs(changes)]
+        versioned = versioned_specs(changes) if not self.profile.additional_tools else []
+        if versioned:  # no additional_tools item can carry them: they go here instead
+            tail += [function_json(t) for t in versioned]
+            self.notes.append(
+                f"{self.profile.model} takes no additional_tools: tool(s) "
+                f"{[t.name for t in versioned]} are declared at the end of tools[] (tool prefix "
+                "changes: cache miss from there)"
+            )
         items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced)
         return [*items, {"type": "tool_search"}, *tail]
 
