@@ -278,7 +278,8 @@ class _Builder:
                 {"type": "tool_search"},
             ]
         left_out = shown | {TOOL_SEARCH}
-        replaced = pinned(changes, left_out, lambda name: None)  # loads pin their first too
+        # a redefined tool loaded at a marker: its first definition is that load's snapshot
+        replaced = pinned(changes, left_out, lambda name: None)
         note = growth_note(changes, PROVIDER)
         if note:
             self.notes.append(note)
