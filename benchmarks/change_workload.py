@@ -5,7 +5,10 @@ Before every other turn the tool list changes as an MCP server's `list_changed` 
 `Session.registry.register`, `redefine_tool` and `remove_tools` directly, the same neutral
 events `McpConnection` records, so the run stays fast (no server process). Each turn the
 emulated model searches when its tool is not visible, calls it, and answers. Figures as in
-cache_workload.py: bytes of the bodies and the analyzer's token predictions side by side.
+cache_workload.py: bytes of the bodies and the analyzer's token predictions side by side. The
+native and hosted rows declare every registered tool, so each tool the server offers grows
+`tools[]` (deferred, after the tools registered before it: raw byte breaks); the analyzer
+judges what that costs on each provider.
 """
 
 from __future__ import annotations
@@ -34,6 +37,14 @@ STRATEGIES: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("responses additional_tools", "openai-responses", "gpt-5.4", {}),
     ("responses full list", "openai-responses", "gpt-5.4", {"load_mode": "full_list"}),
     ("anthropic tool_reference", "anthropic", "claude-sonnet-4-6", {}),
+    # the providers' own search: every registered tool declared, each change told in place
+    (
+        "anthropic native bm25 (system messages)",
+        "anthropic",
+        "claude-opus-4-8",
+        {"search": "native-bm25"},
+    ),
+    ("responses hosted search", "openai-responses", "gpt-5.6", {"search": "hosted"}),
 )
 
 

@@ -207,7 +207,9 @@ def main() -> None:
             "Every other turn the list changes as an MCP `list_changed` would (a tool offered, "
             "redefined or withdrawn in turn), made with the session's own neutral events "
             "(`registry.register`, `redefine_tool`, `remove_tools`) rather than a server process. "
-            "Full-list resend rewrites `tools[]` at each change; the bridge keeps it fixed.",
+            "Full-list resend rewrites `tools[]` at each change; the bridge keeps it fixed; "
+            "native and hosted search tell removals and redefinitions in the messages, and "
+            "each newly offered tool is declared deferred after the registered ones.",
             changes,
             "## The view at scale (Anthropic client search, ~2,000 tools)",
             view,

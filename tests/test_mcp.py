@@ -14,6 +14,9 @@ from dtl_notebook import Session, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.errors import ArgumentTypeError, InvalidArgumentError
 from dtl_notebook.agent.mcp import McpConnection, McpError
+from dtl_notebook.wire import build_request
+
+from .test_wire_support import strip_cache_control
 
 SERVER = [sys.executable, "-m", "dtl_notebook.demo.mcp_server"]
 TIMEOUT = 20
@@ -96,6 +99,29 @@ def test_list_changed_mid_session_becomes_a_system_update(
     refused = _call(s, "add", "c4", a=1, b=1)
     assert refused.is_error
     assert _call(s, "echo", "c5", text="hi", times=2).text == "hi hi"
+
+
+def test_native_search_keeps_the_declared_tools_through_list_changes(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    """Anthropic's server search declares every registered tool: a server's removal and
+    redefinition leave tools[] as it was (the removed tool stays declared), and a tool the
+    server adds is declared deferred after the others."""
+    s, _ = stdio
+    s.activate(["echo", "add", "add_tool", "remove_tool", "redefine_echo"])
+    s.user("change the tools")
+    native = {"search": "native-bm25"}
+    before = build_request(s, "anthropic", "claude-opus-4-8", **native).payload["tools"]
+    _call(s, "remove_tool", "c1", name="add")
+    _call(s, "redefine_echo", "c2")
+    changed = build_request(s, "anthropic", "claude-opus-4-8", **native)
+    assert strip_cache_control(changed.payload["tools"]) == strip_cache_control(before)
+    assert [lp.kind for lp in changed.load_points][-2:] == ["removal", "redefinition"]
+    _call(s, "add_tool", "c3", name="reverse")
+    grown = build_request(s, "anthropic", "claude-opus-4-8", **native).payload["tools"]
+    assert strip_cache_control(grown[:-1]) == strip_cache_control(before)
+    assert grown[-1]["name"] == "reverse" and grown[-1]["defer_loading"] is True
+    assert _call(s, "add", "c4", a=1, b=1).is_error  # withdrawn: refused locally
 
 
 def test_a_killed_server_gives_a_clear_error_and_a_usable_session(

@@ -49,7 +49,23 @@ MODES: dict[str, tuple[str, str, dict[str, Any], bool]] = {
     "chat": ("openai-chat", "gpt-5.4", {}, False),
     "chat-allowed": ("openai-chat", "gpt-5.4", {"profile": {"allowed_tools": True}}, False),
     "kimi": ("kimi", "kimi-k2", {}, True),
+    # the providers' own tool search: every registered tool declared, changes told in place
+    "anthropic-native-bm25": ("anthropic", "claude-opus-4-8", {"search": "native-bm25"}, True),
+    "anthropic-native-regex-by-reference": (
+        "anthropic",
+        "claude-opus-4-8",
+        {"search": "native-regex", "profile": {"tool_changes_by_value": False}},
+        True,
+    ),
+    "anthropic-native-soft": ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}, False),
+    "responses-hosted": ("openai-responses", "gpt-5.6", {"search": "hosted"}, True),
+    "responses-hosted-5.4": ("openai-responses", "gpt-5.4", {"search": "hosted"}, True),
+    "responses-native-client": ("openai-responses", "gpt-5.6", {"search": "native-client"}, True),
 }
+CASES = [pytest.param(*m[:3], id=name) for name, m in MODES.items()]
+# native search declares every registered tool from the start, and there (by value, or
+# with additional_tools) every change is told in the messages: the tools never change
+FIXED_TOOLS = {"anthropic-native-bm25", "responses-hosted"}
 
 
 def _tool(name: str, version: int = 1) -> Tool:
@@ -162,6 +178,10 @@ def test_each_request_extends_the_previous_one_through_tool_changes(steps: list)
             assert a.payload.get("instructions") == b.payload.get("instructions"), mode
             if in_place:
                 assert _shown(a) == _shown(b), (mode, b.notes)
+            if mode in FIXED_TOOLS:
+                assert canon(strip_cache_control(a.payload["tools"])) == canon(
+                    strip_cache_control(b.payload["tools"])
+                ), (mode, b.notes)
         last = requests[-1]
         # a versioned name maps back to its real name, and only redefined names get one
         assert all(last.aliases[alias].startswith(alias.split("__v")[0]) for alias in last.aliases)
@@ -245,10 +265,12 @@ def test_unknown_models_take_the_safe_path() -> None:
     assert "no longer available" in str(request.payload["messages"])
 
 
-@pytest.mark.parametrize(("provider", "model"), [m[:2] for m in MODES.values()])
-def test_model_context_shows_the_removal_and_the_new_definition(provider: str, model: str) -> None:
+@pytest.mark.parametrize(("provider", "model", "options"), CASES)
+def test_model_context_shows_the_removal_and_the_new_definition(
+    provider: str, model: str, options: dict[str, Any]
+) -> None:
     s = _changed_session()
-    ctx = model_context(build_request(s, provider, model))
+    ctx = model_context(build_request(s, provider, model, **options))
     withdrawn = [seg.label for seg in ctx.segments if seg.kind == "tool_withdrawn"]
     assert "alpha" in withdrawn
     texts = " ".join(
@@ -272,25 +294,27 @@ class Stubborn:
         return Call(self.target, {"text": "x"})
 
 
-@pytest.mark.parametrize(("provider", "model"), [m[:2] for m in MODES.values()])
-def test_a_call_to_a_removed_tool_is_refused_locally(provider: str, model: str) -> None:
+@pytest.mark.parametrize(("provider", "model", "options"), CASES)
+def test_a_call_to_a_removed_tool_is_refused_locally(
+    provider: str, model: str, options: dict[str, Any]
+) -> None:
     s = _changed_session()
     s.assistant("Ok.")
-    agent = Agent(s, provider, model, policy=Stubborn("alpha"))
+    agent = Agent(s, provider, model, policy=Stubborn("alpha"), **options)
     result = agent.run("Use alpha.")
     step = result.steps[0]
     assert step.results[0].is_error and "removed from this conversation" in step.results[0].text
 
 
-@pytest.mark.parametrize(("provider", "model"), [m[:2] for m in MODES.values()])
+@pytest.mark.parametrize(("provider", "model", "options"), CASES)
 def test_a_redefined_tool_is_called_under_its_wire_name_and_runs_the_new_definition(
-    provider: str, model: str
+    provider: str, model: str, options: dict[str, Any]
 ) -> None:
     s = _changed_session()
     s.assistant("Ok.")
-    request = build_request(s, provider, model)
+    request = build_request(s, provider, model, **options)
     wire = next((a for a, real in request.aliases.items() if real == "beta"), "beta")
-    agent = Agent(s, provider, model, policy=Stubborn(wire))
+    agent = Agent(s, provider, model, policy=Stubborn(wire), **options)
     step = agent.run("Use beta.").steps[0]
     assert step.reply.message.tool_calls[0].name == "beta"
     assert step.results[0].text == "beta v2: x"

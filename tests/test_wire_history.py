@@ -165,7 +165,11 @@ def test_native_client_output_is_immutable_too() -> None:
     middle = build_request(s, "openai-responses", RESPONSES_MODEL, search="native-client")
     s.set_active_tools(["tool_search", "read_file"])
     after = build_request(s, "openai-responses", RESPONSES_MODEL, search="native-client")
-    assert before.payload["input"] == middle.payload["input"] == after.payload["input"]
+    assert before.payload["input"] == middle.payload["input"]
+    # the removal is told after the earlier items, which stay as they were
+    assert after.payload["input"][:-1] == before.payload["input"]
+    assert "no longer available" in after.payload["input"][-1]["content"]
+    assert after.payload["tools"] == before.payload["tools"]
     assert before.payload["input"][-1]["tools"][0]["description"] == (
         "Look up shipping ETA details for an order."
     )

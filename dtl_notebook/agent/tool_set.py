@@ -79,6 +79,7 @@ class ToolSetChanges:
             return
         if any(n not in wanted for n in self._active):
             self._declared_order = self.declared_order  # a removal: freeze the places first
+            self._pin_withdrawn([n for n in self._active if n not in wanted])
         if self._running:  # recorded on the tool's result
             self._active = wanted
             return
@@ -197,6 +198,14 @@ class ToolSetChanges:
         return {t.name: t.spec() for t in self.tools()}
 
     # -- recording -------------------------------------------------------------------------
+    def _pin_withdrawn(self, names: list[str]) -> None:
+        """Keep the definitions of withdrawn initial tools (a removal records none), so that
+        requests keep declaring them once the registry drops them (an MCP server's list
+        changed): a removal naming an undeclared tool is refused, and the prefix would change."""
+        for name in names:
+            if name in self.registry and not self._first_change_adds(name):
+                self._initial_specs.setdefault(name, self.registry[name].spec())
+
     def _has_history(self, name: str) -> bool:
         if self.timeline().events(name):
             return True

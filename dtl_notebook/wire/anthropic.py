@@ -50,6 +50,7 @@ from dtl_notebook.agent.messages import (
 from dtl_notebook.agent.sections import render_section
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
+from dtl_notebook.wire.native_changes import growth_note, kept_declared, pinned, versioned_specs
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, require
 from dtl_notebook.wire.request import JSON, LoadPoint, Plan, WireRequest, render_patch
@@ -331,6 +332,9 @@ class _Builder:
             )
         calls = _CALLS.scan(self.plan)
         used, loaded = calls.used, calls.loaded
+        changes = self.tool_changes
+        if changes.changes:  # what was shown stays shown, with its first definition
+            immediate = [t for t in changes.initial if t.name not in deferred]
         keep = [
             t
             for t in immediate
@@ -341,9 +345,34 @@ class _Builder:
         replaced.update(
             (n, t) for n, t in self.plan.loaded_snapshots().items() if n not in left_out
         )
+        tail: list[JSON] = []
+        if changes.changes:
+            replaced.update(pinned(changes, left_out, self.plan.loaded_snapshot))
+            tail = self._native_tail(left_out)
         tools = [dict(NATIVE_SEARCH[self.search]), *(tool_json(t) for t in keep)]
         tools += _deferred_items(self.registry, left_out, replaced)
-        return tools, "native_search", True
+        return [*tools, *tail], "native_search", True
+
+    def _native_tail(self, left_out: set[str]) -> list[JSON]:
+        """After the registered tools: the withdrawn ones no longer registered, then (by
+        reference, or told in text) each redefinition under its versioned name, deferred where
+        a tool_addition names it, shown otherwise (the note says what that costs)."""
+        changes = self.tool_changes
+        tail = [tool_json(t, True) for t in kept_declared(changes, self.registry, left_out)]
+        note = growth_note(changes, PROVIDER)
+        if note:
+            self.notes.append(note)
+        if self.changes == "by_value":  # the system messages define them
+            return tail
+        versioned = versioned_specs(changes)
+        tail += [tool_json(t, deferred=self.changes == "by_reference") for t in versioned]
+        if versioned and self.changes == "soft":
+            self.notes.append(
+                f"{self.profile.model} takes no tool changes in system messages: tool(s) "
+                f"{[t.name for t in versioned]} are declared shown at the end of tools[] (a shown "
+                "tool appended to tools[] edits the rendered tools: cache miss from there)"
+            )
+        return tail
 
     # -- messages -------------------------------------------------------------------------
     def add(self, role: str, blocks: list[JSON]) -> None:
@@ -412,8 +441,10 @@ class _Builder:
         for wire in change.withdrawn_aliased:
             name = aliases.get(wire, wire) if by_value else wire
             blocks.append({"type": "tool_removal", "tool": tool_reference_change(name)})
+        native = self.search != "client"  # there every first definition is in tools[]
         for added in change.added:
-            if by_value and (added.new or not added.latest):
+            in_tools = native and added.new and added.version == 1
+            if by_value and not in_tools and (added.new or not added.latest):
                 definition = {"type": "tool_definition", "definition": tool_json(added.spec)}
                 blocks.append({"type": "tool_addition", "tool": definition})
             else:
@@ -681,8 +712,9 @@ def build(
     `previous_response_id` (the previous response's `msg_...` id; None on the first turn).
     `tool_changes`: "keep" (removals, additions and redefinitions in system messages, by value
     where the model takes the inline beta, else by reference, else told in text with the
-    definitions kept) or "rewrite" (the full current list: a miss, for a definition the model
-    must no longer see). Other keyword arguments go into the body as they are."""
+    definitions kept; in every search mode, native search included: wire/native_changes.py)
+    or "rewrite" (the full current list: a miss, for a definition the model must no longer
+    see). Other keyword arguments go into the body as they are."""
     if cache not in CACHE_MODES:
         raise ValueError(f"cache must be one of {CACHE_MODES}, got {cache!r}")
     changes = change_strategy(plan, profile, search, tool_changes)
@@ -718,20 +750,13 @@ def change_strategy(plan: Plan, profile: ModelProfile, search: str, tool_changes
     if tool_changes not in TOOL_CHANGES:
         raise ValueError(f"tool_changes must be one of {TOOL_CHANGES}, got {tool_changes!r}")
     changed = plan.tool_changes is not None and bool(plan.tool_changes.changes)
-    if tool_changes == "rewrite" or search != "client":
-        if changed and profile.refuses_tool_edits:
-            plan.notes.append(
-                f"{profile.model} refuses an edit of tools[] mid-session (preserved thinking): "
-                "tool changes are kept in system messages instead of rewriting the list"
-            )
-        elif changed and search != "client":
-            plan.notes.append(
-                "native tool search: tool changes resend the current list (tool prefix "
-                "changes: cache miss)"
-            )
+    if tool_changes == "rewrite":
+        if not (changed and profile.refuses_tool_edits):
             return "rewrite"
-        else:
-            return "rewrite"
+        plan.notes.append(
+            f"{profile.model} refuses an edit of tools[] mid-session (preserved thinking): "
+            "tool changes are kept in system messages instead of rewriting the list"
+        )
     if profile.mid_conversation_system and profile.tool_changes_by_value:
         return "by_value"
     if profile.mid_conversation_system and profile.tool_changes_by_reference:

@@ -6,7 +6,8 @@ of its marked result, as an `additional_tools` item (preferred), or as a complet
 the names (so the bytes never change), or not at all when the model supports neither: then the
 full active list is sent top-level. Native search: `search="hosted"` declares every registered
 tool (deferred, grouped by `Tool.namespace`) and OpenAI searches them; `search="native-client"`
-declares a client-executed `tool_search` whose calls the session's own engine answers.
+declares a client-executed `tool_search` whose calls the session's own engine answers. Tool
+changes keep the declared tools in every search mode (hosted: wire/native_changes.py).
 
 Client `tool_search_call` / `tool_search_output` items are valid only next to a declared
 client `tool_search` tool, so `load_mode="tool_search"` declares one from the first request (its
@@ -41,6 +42,7 @@ from dtl_notebook.agent.messages import (
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
+from dtl_notebook.wire.native_changes import growth_note, kept_declared, pinned, versioned_specs
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 from dtl_notebook.wire.request import (
@@ -153,6 +155,8 @@ class _Builder:
         if self.search == "hosted":
             return self._hosted(immediate)
         if self.search == "native-client":
+            if changes.changes:  # what was shown stays shown, with its first definition
+                immediate = [t for t in changes.initial if t.name not in split.deferred]
             local = next((t for t in immediate if t.name == TOOL_SEARCH), None)
             tools = [function_json(t) for t in immediate if t.name != TOOL_SEARCH]
             spec: JSON = {
@@ -194,6 +198,8 @@ class _Builder:
         if change is None:
             return
         fresh = [a for a in change.added if a.new]
+        if self.search == "hosted":  # a first definition is declared among the registered
+            fresh = [a for a in fresh if a.version > 1 and self.profile.additional_tools]
         lines = notice(change, aliased=True)
         if lines:
             text = update_text(None, lines)
@@ -219,6 +225,13 @@ class _Builder:
         if not changes.changes or not self.profile.allowed_tools:
             return None
         if not changes.withdrawn and not changes.aliases:
+            return None
+        if self.search == "hosted":
+            self.notes.append(
+                "hosted tool search: allowed_tools would have to name every registered tool the "
+                "search may load, so withdrawn tools are told in a developer message only (calls "
+                "to them are refused locally)"
+            )
             return None
         end = len(self.plan.messages)
         names = sorted(changes.wire_name(n, end) for n in changes.visible)
@@ -248,14 +261,40 @@ class _Builder:
         return spec
 
     def _hosted(self, immediate: list[ToolSpec]) -> list[JSON]:
+        """Every registered tool, the shown ones first, then OpenAI's hosted search. After a
+        tool change what was shown stays shown with its first definition, a redefined tool
+        keeps its first one where it is declared, and a withdrawn tool no longer registered
+        stays declared after the search (native_changes)."""
+        changes = self.tool_changes
+        if changes.changes:
+            immediate = [t for t in changes.initial if t.name not in self.plan.split.deferred]
         # a tool the hosted search loaded stays deferred when the session activates it
         loaded = _HOSTED_LOADED.scan(self.plan)  # resumed over the grown transcript
         shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
         shown_tools = [t for t in immediate if t.name in shown]
-        return [
-            *_hosted_items(self.registry, shown_tools, self.namespaces),
-            {"type": "tool_search"},
-        ]
+        if not changes.changes:
+            return [
+                *_hosted_items(self.registry, shown_tools, self.namespaces),
+                {"type": "tool_search"},
+            ]
+        left_out = shown | {TOOL_SEARCH}
+        # a redefined tool loaded at a marker: its first definition is that load's snapshot
+        replaced = pinned(changes, left_out, lambda name: None)
+        note = growth_note(changes, PROVIDER)
+        if note:
+            self.notes.append(note)
+        kept = kept_declared(changes, self.registry, left_out)
+        tail = [function_json(t, True) for t in kept]
+        versioned = versioned_specs(changes) if not self.profile.additional_tools else []
+        if versioned:  # no additional_tools item can carry them: they go here instead
+            tail += [function_json(t) for t in versioned]
+            self.notes.append(
+                f"{self.profile.model} takes no additional_tools: tool(s) "
+                f"{[t.name for t in versioned]} are declared at the end of tools[] (tool prefix "
+                "changes: cache miss from there)"
+            )
+        items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced)
+        return [*items, {"type": "tool_search"}, *tail]
 
     def call(self, call: ToolCall, index: int) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
@@ -426,35 +465,48 @@ def _search_pair(call_id: str, specs: list[ToolSpec]) -> list[JSON]:
 
 
 def _hosted_items(
-    registry: ToolRegistry, shown_tools: list[ToolSpec], namespaces: dict[str, str]
+    registry: ToolRegistry,
+    shown_tools: list[ToolSpec],
+    namespaces: dict[str, str],
+    replaced: dict[str, ToolSpec] | None = None,
 ) -> list[JSON]:
-    """The shown tools, then every other registered one deferred, grouped by namespace: made
-    once per registry version, shown tools and namespace descriptions, and shared (frozen)."""
+    """The shown tools, then every other registered one deferred (a name in `replaced` with
+    that definition: the one it was first declared with), grouped by namespace: made once per
+    registry version, shown tools, replacements and namespace descriptions, and shared
+    (frozen)."""
+    replaced = replaced or {}
     key = (
         id(registry),
         registry.version,
         tuple(map(id, shown_tools)),
         tuple(sorted(namespaces.items())),
+        tuple((name, id(tool)) for name, tool in replaced.items()),
     )
     found = _HOSTED_ITEMS.get(key) if active() else None
     if found is not None:
         return list(found[1])
-    tools = _hosted_groups(registry, shown_tools, namespaces)
+    tools = _hosted_groups(registry, shown_tools, namespaces, replaced)
     if active() and all(type(item) is FrozenDict for item in tools):
-        _HOSTED_ITEMS.put_held(key, [registry, *shown_tools], tools)
+        _HOSTED_ITEMS.put_held(key, [registry, *shown_tools, *replaced.values()], tools)
     return tools
 
 
-# (id(registry), its version, the shown tools' ids, namespace descriptions) -> (refs to the
-# registry and the shown tools, the items and frozen namespace groups)
+# (id(registry), its version, the shown tools' ids, namespace descriptions, the replacing
+# definitions' ids) -> (refs to the registry, the shown tools and the replacing definitions,
+# the items and frozen namespace groups)
 _HOSTED_ITEMS = Memo("hosted tool lists")
 
 
 def _hosted_groups(
-    registry: ToolRegistry, shown_tools: list[ToolSpec], namespaces: dict[str, str]
+    registry: ToolRegistry,
+    shown_tools: list[ToolSpec],
+    namespaces: dict[str, str],
+    replaced: dict[str, ToolSpec],
 ) -> list[JSON]:
     hidden = {t.name for t in shown_tools} | {TOOL_SEARCH}
     deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
+    if replaced:
+        deferred = [replaced.get(t.name, t) for t in deferred]
     items = tool_items(function_json, shown_tools, False)
     items += tool_items(function_json, deferred, True)
     every = [*shown_tools, *deferred]
@@ -524,18 +576,12 @@ def build(
     against `previous_response_id` (`prompt_cache_options.comparison_response_id`; GPT-5.6 and
     later). `tool_changes`: "keep" (a removal told in a developer message and enforced with
     `allowed_tools` where the model takes it, new definitions where they happened, a redefined
-    tool under a versioned name) or "rewrite" (the current list: a miss). Other keyword
-    arguments go into the body as they are.
+    tool under a versioned name; hosted search: the developer message only, as allowed_tools
+    would have to name every deferred tool) or "rewrite" (the current list: a miss). Other
+    keyword arguments go into the body as they are.
     """
     if tool_changes not in TOOL_CHANGES:
         raise ValueError(f"tool_changes must be one of {TOOL_CHANGES}, got {tool_changes!r}")
-    changed = plan.tool_changes is not None and bool(plan.tool_changes.changes)
-    if changed and search != "client" and tool_changes == "keep":
-        plan.notes.append(
-            "native tool search: tool changes resend the current list (tool prefix changes: "
-            "cache miss)"
-        )
-        tool_changes = "rewrite"
     if search != "client" and not profile.native_tool_search:
         raise ValueError(
             f"{profile.model} does not support OpenAI tool_search; "
