@@ -208,7 +208,8 @@ def static_html(
     prices = prices or PriceTable.default()
     costs = costs_for(records, registry, prices)
     parts = [
-        f'<div class="dtl-static" style="font-size:12px;text-align:left">{title_line(header)}',
+        '<div class="dtl-static tex2jax_ignore" '
+        f'style="font-size:12px;text-align:left">{title_line(header)}',
         requests_table(records, costs),
         legend_html(),
         costs_html(costs, prices, [r.model for r in records]) if records else "",

@@ -3,7 +3,8 @@
 A snapshot is static HTML that costs the same in the 32nd cell as in the first: the turn's
 requests as table rows, the newest request's break, and its three panes collapsed into one
 `<details>` with summary lines only (no item bodies: the live view opens any request in full).
-No script, no widget, a few hundred elements whatever the length of the session.
+No script, no widget, a few hundred elements whatever the length of the session; no
+MathJax either (`tex2jax_ignore`: the costs' dollar signs are not TeX).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ def snapshot_html(
 ) -> str:
     """The turn whose requests are `records` (`previous`: the request before them, for the
     break), as a cell keeps it."""
-    parts = ['<div class="dtl-static dtl-snapshot" style="font-size:12px;text-align:left">']
+    parts = [
+        '<div class="dtl-static dtl-snapshot tex2jax_ignore" '
+        'style="font-size:12px;text-align:left">'
+    ]
     parts.append(title_line(header))
     if not records:
         parts.append(f'<p style="color:{MUTED}">No request in this cell.</p></div>')
@@ -45,8 +49,8 @@ def snapshot_html(
     parts.append(data["break"])
     parts.append(
         f'<details class="dtl-snapshot-panes"><summary><b>{esc(data["title"])}</b> '
-        f'<span style="color:{MUTED}">· its three panes, items by name (the live view below '
-        "opens every request in full)</span></summary>"
+        f'<span style="color:{MUTED}">· three panes, items by name; the live view below '
+        "opens any request in full</span></summary>"
         f"{pane_columns(data)}</details></div>"
     )
     return "".join(parts)
