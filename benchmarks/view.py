@@ -1,7 +1,8 @@
-"""The view at scale: a 200-request session on a ~2,000-tool registry.
+"""The view at scale: a 200-request session on a ~2,000-tool registry, and 32 cells.
 
 Prints what each live update sends (bytes), what it costs to build (ms), and, where Debian's
-Chromium is installed, how long the exported page takes to render and to switch requests.
+Chromium is installed, how long the exported page takes to render and to switch requests;
+then the many-cells figures of view_cells.py (cell 1 against cell 32, kernel and browser).
 Run with `make bench`.
 """
 
@@ -22,6 +23,7 @@ from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView, export_html
 
 sys.path.insert(0, str(Path(__file__).parent))
+from view_cells import cells_rows
 from workloads import catalog
 
 QUERIES = (
@@ -107,7 +109,7 @@ def view_rows(requests: int = 200, extra_tools: int = 1800) -> list[tuple[str, s
             )
         )
         rows += browser_rows(path)
-    return rows
+    return rows + cells_rows()
 
 
 def view_table(rows: list[tuple[str, str]]) -> str:

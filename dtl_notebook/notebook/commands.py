@@ -182,7 +182,8 @@ class Commands:
         record = self._record(view, args.step)
         data = panes(record, view.records[record.index - 1] if record.index else None)
         html = (
-            f'<div class="dtl-static" style="text-align:left"><b>{esc(data["title"])}</b>'
+            '<div class="dtl-static tex2jax_ignore" '
+            f'style="text-align:left"><b>{esc(data["title"])}</b>'
             f"{data['break']}{data['summary']}"
             + "".join(
                 f"<details{' open' if name == 'context' else ''}><summary>{esc(label)}</summary>"

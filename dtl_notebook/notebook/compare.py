@@ -74,7 +74,8 @@ def mapping_html(
     )
     errors = "".join(f"<p>{esc(p)}: {esc(e)}</p>" for p, e in failed or [])
     html = (
-        f'<div class="dtl-static" style="text-align:left"><p><b>One neutral truth</b>: tools '
+        '<div class="dtl-static tex2jax_ignore" '
+        f'style="text-align:left"><p><b>One neutral truth</b>: tools '
         f"entered {esc(said)}. <b>{esc(title)}</b>:</p>{table}{errors}"
         f"<div>{columns}</div></div>"
     )
@@ -110,7 +111,8 @@ def diff_html(a: RequestRecord, b: RequestRecord, title: str) -> HTML:
         cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
     hunks = record_hunks(a, b)
     html = (
-        f'<div class="dtl-static" style="text-align:left"><b>{esc(title)}</b>'
+        '<div class="dtl-static tex2jax_ignore" '
+        f'style="text-align:left"><b>{esc(title)}</b>'
         f"<p>{esc(cause)}</p>{hunks_html(hunks)}</div>"
     )
     lines = [title, cause, *(f"{h.label} ({h.role})" for h in hunks)]

@@ -15,7 +15,7 @@ from dtl_notebook.notebook.html import esc
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
-from dtl_notebook.notebook.prices import PriceTable, dollars
+from dtl_notebook.notebook.prices import Costs, PriceTable, dollars
 from dtl_notebook.notebook.records import RequestRecord, step_records
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
@@ -94,13 +94,18 @@ def timeline_item(rec: RequestRecord) -> dict[str, Any]:
 
 
 def panes(
-    rec: RequestRecord, previous: RequestRecord | None = None, *, lazy: bool = False
+    rec: RequestRecord,
+    previous: RequestRecord | None = None,
+    *,
+    lazy: bool = False,
+    summaries_only: bool = False,
 ) -> dict[str, Any]:
     """The HTML of the three panes and the cache break of one request.
 
-    With `lazy`, collapsed bodies are placeholders listed under "refs" (see `Bodies`).
+    With `lazy`, collapsed bodies are placeholders listed under "refs"; with
+    `summaries_only`, they are left out (see `Bodies`).
     """
-    bodies = Bodies(rec, lazy)
+    bodies = Bodies(rec, lazy, summaries_only=summaries_only)
     brk = break_html(rec.cache.cache_break, rec, previous) + notes_box(rec)
     turn = "" if rec.state is None else f" · turn {rec.turn + 1}"  # a capture has no turns
     number = "Preview" if rec.index < 0 else f"Request {rec.index + 1}"
@@ -128,19 +133,9 @@ def plain_text(records: list[RequestRecord], header: dict[str, Any]) -> str:
     )
 
 
-def static_html(
-    records: list[RequestRecord],
-    header: dict[str, Any],
-    selected: int | None = None,
-    *,
-    registry: Any = None,
-    prices: PriceTable | None = None,
-) -> str:
-    """Readable without CSS or JS: a timeline table (left-aligned: JupyterLab right-aligns
-    `td`), the legend and the cost, then the three panes of one request, stacked as rows of
-    a table that wraps. `registry`: the tools of the session, for the up-front comparison."""
-    prices = prices or PriceTable.default()
-    costs = costs_for(records, registry, prices)
+def requests_table(records: list[RequestRecord], costs: Costs) -> str:
+    """One row per request (left-aligned: JupyterLab right-aligns `td`): its tokens, loads,
+    marks and cost; `costs` is `costs_for(records, ...)`."""
     captured = bool(records) and all(r.state is None for r in records)
     rows, running = [], 0.0
     for i, rec in enumerate(records):
@@ -172,15 +167,50 @@ def static_html(
         "cost · cumulative",
     ]
     head = "".join(f'<th style="{cell_style("border-top:0")}">{esc(h)}</th>' for h in names)
-    title = (
+    return (
+        f'<table style="border-collapse:collapse"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def title_line(header: dict[str, Any]) -> str:
+    return (
         f"<b>{esc(header.get('title', 'dtl_notebook'))}</b> "
         f'<span style="color:{MUTED}">{esc(header.get("provider"))} · {esc(header.get("model"))} · '
         f"{esc(header.get('label'))} · tools {esc(header.get('tools'))}</span>"
     )
+
+
+def pane_columns(data: dict[str, Any]) -> str:
+    """The three panes of `panes(...)`, one cell each, floated: side by side where there is
+    room, stacked where not."""
+    columns = "".join(
+        f'<div class="dtl-static-pane" style="display:inline-block;vertical-align:top;'
+        f"box-sizing:border-box;width:33%;min-width:300px;border:1px solid {BORDER};"
+        f'padding:4px;text-align:left"><details open><summary><b>{esc(PANE_TITLES[name])}'
+        f"</b></summary>{data[name]}</details></div>"
+        for name in ("state", "request", "context")
+    )
+    return f'<div class="dtl-static-panes">{columns}</div>'
+
+
+def static_html(
+    records: list[RequestRecord],
+    header: dict[str, Any],
+    selected: int | None = None,
+    *,
+    registry: Any = None,
+    prices: PriceTable | None = None,
+) -> str:
+    """Readable without CSS or JS: a timeline table, the legend and the cost, then the three
+    panes of one request, side by side where there is room. `registry`: the tools of the
+    session, for the up-front comparison."""
+    prices = prices or PriceTable.default()
+    costs = costs_for(records, registry, prices)
     parts = [
-        f'<div class="dtl-static" style="font-size:12px;text-align:left">{title}',
-        f'<table style="border-collapse:collapse"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>",
+        '<div class="dtl-static tex2jax_ignore" '
+        f'style="font-size:12px;text-align:left">{title_line(header)}',
+        requests_table(records, costs),
         legend_html(),
         costs_html(costs, prices, [r.model for r in records]) if records else "",
     ]
@@ -189,15 +219,7 @@ def static_html(
         index = min(index, len(records) - 1)
         data = panes(records[index], records[index - 1] if index else None)
         parts.append(f"<p><b>{esc(data['title'])}</b></p>{data['break']}")
-        # one cell per pane, floated: side by side where there is room, stacked where not
-        columns = "".join(
-            f'<div class="dtl-static-pane" style="display:inline-block;vertical-align:top;'
-            f"box-sizing:border-box;width:33%;min-width:300px;border:1px solid {BORDER};"
-            f'padding:4px;text-align:left"><details open><summary><b>{esc(PANE_TITLES[name])}'
-            f"</b></summary>{data[name]}</details></div>"
-            for name in ("state", "request", "context")
-        )
-        parts.append(f'<div class="dtl-static-panes">{columns}</div>')
+        parts.append(pane_columns(data))
     else:
         parts.append(f'<p style="color:{MUTED}">No request yet.</p>')
     parts.append("</div>")

@@ -53,14 +53,17 @@ class Bodies:
 
     With `lazy`, a collapsed body is a placeholder whose class names its ref
     (`dtl-ref:request:tools.3`); the front end asks for `body_html(record, ref)` when the
-    user opens it, so a pane costs its summaries, not every definition in full.
+    user opens it, so a pane costs its summaries, not every definition in full. With
+    `summaries_only` (a cell's snapshot, static), a collapsed item is its summary line alone.
     """
 
-    def __init__(self, rec: RequestRecord, lazy: bool) -> None:
-        self.rec, self.lazy = rec, lazy
+    def __init__(self, rec: RequestRecord, lazy: bool, *, summaries_only: bool = False) -> None:
+        self.rec, self.lazy, self.summaries_only = rec, lazy, summaries_only
         self.refs: list[str] = []
 
     def details(self, summary_html: str, ref: str, *, open_: bool = False) -> str:
+        if self.summaries_only and not open_:
+            return f'<div class="dtl-closed">{summary_html}</div>'
         if self.lazy and not open_ and not any(c.isspace() for c in ref):
             self.refs.append(ref)
             body = f'<div class="dtl-pending dtl-ref:{esc(ref)}">…</div>'

@@ -210,6 +210,7 @@ class Sessions:
         if old is not None:
             old.close()
         view = AgentView(agent, title=f"session `{name}`", history=old)
+        view.cell_start = len(agent.steps)
         self.views[name] = view
         handle = show(view, display_id=True)
         self.outputs[name] = LiveOutput(view, handle, len(agent.steps))

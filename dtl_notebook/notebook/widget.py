@@ -32,6 +32,7 @@ from dtl_notebook.notebook.records import (
     preview_record,
     step_records,
 )
+from dtl_notebook.notebook.snapshot import snapshot_html
 from dtl_notebook.notebook.view_assets import view_css, view_esm
 from dtl_notebook.notebook.view_messages import ViewMessages
 from dtl_notebook.wire.modes import PROVIDERS
@@ -57,6 +58,9 @@ class AgentView(ViewMessages):
     switched = traitlets.Dict().tag(sync=True)  # the preview after a switch, until a step
     selected = traitlets.Int(-1)
     flush_s = 0.1  # while a turn runs, updates go out at most this often (the rest coalesce)
+    # The first request of the cell that shows this view, if a cell does: its saved fallback
+    # (text/html) is then that cell's turn alone, as flat in size as the snapshot it becomes.
+    cell_start: int | None = None
 
     def __init__(
         self,
@@ -183,7 +187,8 @@ class AgentView(ViewMessages):
         output keeps once a newer cell has the live view."""
         header = {**self.header_data(), "status": "idle"}
         records = self.records[start:]
-        return static_html(records, header), plain_text(records, header)
+        previous = self.records[start - 1] if 0 < start <= len(self.records) else None
+        return snapshot_html(records, header, previous), plain_text(records, header)
 
     # -- switching provider -----------------------------------------------------------------
     def preview_as(self, provider: str) -> RequestRecord:
@@ -264,5 +269,8 @@ class AgentView(ViewMessages):
         bundle = super()._repr_mimebundle_(**kwargs)
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
         data["text/plain"] = repr(self)
-        data["text/html"] = static_html(self.records, self.header_data(), self.selected)
+        if self.cell_start is not None and self.selected < 0:
+            data["text/html"] = self.snapshot(self.cell_start)[0]
+        else:
+            data["text/html"] = static_html(self.records, self.header_data(), self.selected)
         return data, metadata

@@ -349,15 +349,9 @@ def _kill_orphan_kernels(runtime_dir: Path) -> None:
         )
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    """Start a private JupyterLab server (temp root, config, settings, kernelspec)."""
-    missing = [
-        m for m in ("jupyterlab", "ipykernel", "nbformat") if not importlib.util.find_spec(m)
-    ]
-    if missing:
-        _skip_or_fail(f"missing {', '.join(missing)}", "Install the project's 'test' extra.")
-    tmp = tmp_path_factory.mktemp("lab")
+def start_lab(tmp: Path) -> LabServer:
+    """Start a private JupyterLab server under `tmp` (root, config, settings, kernelspec) and
+    wait until it answers; stop it with `stop_lab`."""
     root = tmp / "root"
     root.mkdir()
     env = _server_env(tmp)
@@ -394,9 +388,28 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     )
     try:
         _wait_ready(server, SERVER_START_TIMEOUT_S)
+    except BaseException:
+        _stop_server(server)
+        raise
+    return server
+
+
+stop_lab = _stop_server
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """A private JupyterLab server for the whole test session."""
+    missing = [
+        m for m in ("jupyterlab", "ipykernel", "nbformat") if not importlib.util.find_spec(m)
+    ]
+    if missing:
+        _skip_or_fail(f"missing {', '.join(missing)}", "Install the project's 'test' extra.")
+    server = start_lab(tmp_path_factory.mktemp("lab"))
+    try:
         yield server
     finally:
-        _stop_server(server)
+        stop_lab(server)
 
 
 # --------------------------------------------------------------------------- browser and pages

@@ -102,12 +102,13 @@ def session(browser: Browser, lab: LabServer) -> Iterator[Session]:
 def test_the_last_cell_runs_as_fast_as_the_first(session: Session) -> None:
     """Medians of eight cells each (the very first warms the kernel up), so that one slow
     cell on a busy machine decides nothing. A view re-displayed in every cell cost 15-24 s
-    by the 32nd; the bound here catches any cost that grows with the cells' views."""
+    by the 32nd; full static snapshots in the earlier cells 2.4x the first. The slack is the
+    noise of single cells on a busy 2-core machine (medians of eight move by ~50 ms)."""
     first = statistics.median(session.timings[1:9])
     last = statistics.median(session.timings[CELLS - 8 : CELLS])
     print(f"cell run (browser), median: first {first:.0f} ms, last {last:.0f} ms")
     print(f"all cells: {[round(t) for t in session.timings]}")
-    assert last <= 2.5 * first + 150, session.timings  # loose: a busy 2-core machine
+    assert last <= 1.5 * first + 100, session.timings
 
 
 def test_one_live_view_and_cells_that_keep_their_turn(session: Session) -> None:
@@ -154,7 +155,7 @@ def test_a_click_answers_quickly_and_keeps_the_focus(session: Session) -> None:
     assert count > 2 * CELLS
     times = [_timed_click(page, boxes.nth(i), f"Request {i + 1} ·") for i in (0, 5, count // 2)]
     print(f"timeline click to panes: {[round(t) for t in times]} ms")
-    assert sorted(times)[1] <= 300, times
+    assert max(times) <= 300, times
     boxes.nth(2).click()  # a real click: the box keeps the focus when the panes arrive
     expect(live.locator(".dtl-request-title")).to_contain_text("Request 3 · turn")
     assert page.evaluate("() => document.activeElement.classList.contains('dtl-tl-item')")

@@ -379,6 +379,7 @@ function render({ model, el }) {
   drawSwitched();
   return () => {
     cancelAnimationFrame(frame);
+    cancelAnimationFrame(timeline.scrollFrame);
     for (const [name, listener] of listeners) model.off(name, listener);
   };
 }

@@ -9,8 +9,10 @@ function h(tag, className, text) {
   return el;
 }
 
+// One formatter for the page: toLocaleString builds one for every call (slow in a long timeline).
+const NUMBER_FORMAT = new Intl.NumberFormat("en-US");
 function fmt(n) {
-  return Number(n || 0).toLocaleString("en-US");
+  return NUMBER_FORMAT.format(Number(n || 0));
 }
 
 function linkKeys(el) {

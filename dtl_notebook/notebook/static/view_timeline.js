@@ -58,6 +58,7 @@ class Timeline {
     this.signatures = [];
     this.items = [];
     this.selected = null;
+    this.scrollFrame = 0;
     this.onSelect = onSelect;
     this.empty = h("span", "dtl-empty", "No request yet.");
     this.previewBox = h("button", "dtl-tl-item dtl-tl-preview");
@@ -140,7 +141,8 @@ class Timeline {
   }
 
   // `index`: a request, "preview", or null (following the newest). The box scrolls into the
-  // timeline's view (the timeline only: the notebook itself does not move).
+  // timeline's view (the timeline only: the notebook itself does not move), once per frame:
+  // reading the layout while a cell's outputs change would lay the whole notebook out again.
   setSelected(index, scroll = true) {
     const shown = index === null ? this.items.length - 1 : index;
     for (const el of this.el.querySelectorAll(".dtl-tl-selected")) el.classList.remove("dtl-tl-selected");
@@ -151,9 +153,16 @@ class Timeline {
     box.classList.add("dtl-tl-selected");
     box.setAttribute("aria-selected", "true");
     if (this.marks[shown]) this.marks[shown].classList.add("dtl-ov-selected");
-    if (!scroll) return;
+    if (scroll && !this.scrollFrame) this.scrollFrame = requestAnimationFrame(() => this.scrollToSelected());
+  }
+
+  scrollToSelected(tries = 0) {
+    this.scrollFrame = 0;
+    const box = this.el.querySelector(".dtl-tl-selected");
+    if (!box) return;
     if (!this.el.clientWidth) {
-      requestAnimationFrame(() => this.el.clientWidth && this.setSelected(this.selected));
+      // not laid out yet (just rendered) or hidden: try a few frames, then leave it
+      if (tries < 10) this.scrollFrame = requestAnimationFrame(() => this.scrollToSelected(tries + 1));
       return;
     }
     const left = box.offsetLeft - this.el.offsetLeft;

@@ -1,0 +1,56 @@
+"""What a `%%agent` cell's output keeps once a newer cell has the live view: its own turn.
+
+A snapshot is static HTML that costs the same in the 32nd cell as in the first: the turn's
+requests as table rows, the newest request's break, and its three panes collapsed into one
+`<details>` with summary lines only (no item bodies: the live view opens any request in full).
+No script, no widget, a few hundred elements whatever the length of the session; no
+MathJax either (`tex2jax_ignore`: the costs' dollar signs are not TeX).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dtl_notebook.notebook.document import pane_columns, panes, requests_table, title_line
+from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.legend import costs_for
+from dtl_notebook.notebook.prices import PriceTable
+from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.theme import MUTED
+
+
+def snapshot_html(
+    records: list[RequestRecord],
+    header: dict[str, Any],
+    previous: RequestRecord | None = None,
+    *,
+    prices: PriceTable | None = None,
+) -> str:
+    """The turn whose requests are `records` (`previous`: the request before them, for the
+    break), as a cell keeps it."""
+    parts = [
+        '<div class="dtl-static dtl-snapshot tex2jax_ignore" '
+        'style="font-size:12px;text-align:left">'
+    ]
+    parts.append(title_line(header))
+    if not records:
+        parts.append(f'<p style="color:{MUTED}">No request in this cell.</p></div>')
+        return "".join(parts)
+    first, last = records[0], records[-1]
+    span = (
+        f"request {first.index + 1}"
+        if first is last
+        else f"requests {first.index + 1} to {last.index + 1}"
+    )
+    turn = "" if last.state is None else f"turn {last.turn + 1}: "
+    parts.append(f' <span style="color:{MUTED}">· this cell: {turn}{span}</span>')
+    parts.append(requests_table(records, costs_for(records, None, prices or PriceTable.default())))
+    data = panes(last, records[-2] if len(records) > 1 else previous, summaries_only=True)
+    parts.append(data["break"])
+    parts.append(
+        f'<details class="dtl-snapshot-panes"><summary><b>{esc(data["title"])}</b> '
+        f'<span style="color:{MUTED}">· three panes, items by name; the live view below '
+        "opens any request in full</span></summary>"
+        f"{pane_columns(data)}</details></div>"
+    )
+    return "".join(parts)
