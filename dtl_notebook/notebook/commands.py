@@ -182,7 +182,7 @@ class Commands:
         record = self._record(view, args.step)
         data = panes(record, view.records[record.index - 1] if record.index else None)
         html = (
-            '<div class="dtl-static tex2jax_ignore" '
+            '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
             f'style="text-align:left"><b>{esc(data["title"])}</b>'
             f"{data['break']}{data['summary']}"
             + "".join(

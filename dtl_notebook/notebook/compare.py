@@ -74,7 +74,7 @@ def mapping_html(
     )
     errors = "".join(f"<p>{esc(p)}: {esc(e)}</p>" for p, e in failed or [])
     html = (
-        '<div class="dtl-static tex2jax_ignore" '
+        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
         f'style="text-align:left"><p><b>One neutral truth</b>: tools '
         f"entered {esc(said)}. <b>{esc(title)}</b>:</p>{table}{errors}"
         f"<div>{columns}</div></div>"
@@ -111,7 +111,7 @@ def diff_html(a: RequestRecord, b: RequestRecord, title: str) -> HTML:
         cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
     hunks = record_hunks(a, b)
     html = (
-        '<div class="dtl-static tex2jax_ignore" '
+        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
         f'style="text-align:left"><b>{esc(title)}</b>'
         f"<p>{esc(cause)}</p>{hunks_html(hunks)}</div>"
     )

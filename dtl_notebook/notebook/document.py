@@ -208,7 +208,7 @@ def static_html(
     prices = prices or PriceTable.default()
     costs = costs_for(records, registry, prices)
     parts = [
-        '<div class="dtl-static tex2jax_ignore" '
+        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
         f'style="font-size:12px;text-align:left">{title_line(header)}',
         requests_table(records, costs),
         legend_html(),

@@ -4,7 +4,8 @@ A snapshot is static HTML that costs the same in the 32nd cell as in the first: 
 requests as table rows, the newest request's break, and its three panes collapsed into one
 `<details>` with summary lines only (no item bodies: the live view opens any request in full).
 No script, no widget, a few hundred elements whatever the length of the session; no
-MathJax either (`tex2jax_ignore`: the costs' dollar signs are not TeX).
+MathJax either (`mathjax_ignore` for JupyterLab 4, `tex2jax_ignore` for MathJax 2: the costs'
+dollar signs are not TeX).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def snapshot_html(
     """The turn whose requests are `records` (`previous`: the request before them, for the
     break), as a cell keeps it."""
     parts = [
-        '<div class="dtl-static dtl-snapshot tex2jax_ignore" '
+        '<div class="dtl-static dtl-snapshot tex2jax_ignore mathjax_ignore" '
         'style="font-size:12px;text-align:left">'
     ]
     parts.append(title_line(header))

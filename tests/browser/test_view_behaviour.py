@@ -119,6 +119,9 @@ def test_one_live_view_and_cells_that_keep_their_turn(session: Session) -> None:
     for k in (0, 1, CELLS // 2, CELLS - 1):
         expect(statics.nth(k)).to_contain_text(f"turn {k + 1}")
         expect(statics.nth(k)).not_to_contain_text(f"turn {k + 2}")
+    # the costs are text, not TeX: JupyterLab's MathJax leaves the static outputs alone
+    expect(statics.nth(CELLS - 1)).to_contain_text("$0.")
+    expect(statics.nth(CELLS - 1).locator("mjx-container")).to_have_count(0)
     nodes = page.evaluate("() => document.querySelectorAll('*').length")
     print(f"DOM nodes after {CELLS + 1} turns: {nodes:,}")
     session.live.scroll_into_view_if_needed()
