@@ -23,6 +23,7 @@ from dtl_notebook.context.media import (
     image_size,
     openai_image_tokens,
 )
+from dtl_notebook.context.openai_functions import per_message
 from dtl_notebook.context.segments import dump
 from dtl_notebook.context.server_loop import model_calls
 from dtl_notebook.context.tokens import count_tokens
@@ -227,7 +228,7 @@ def test_openai_reasoning_of_earlier_turns_is_dropped() -> None:
     items = [{"role": "user", "content": "go"}, reasoning, call, result]
     current = model_context({"model": "o4-mini", "input": items}, provider="openai-responses")
     (seen,) = [s for s in current if s.label == "reasoning"]
-    assert seen.tokens == 4000 * 3 // 4 // 4 + calibration()["openai"]["per_message"]
+    assert seen.tokens == 4000 * 3 // 4 // 4 + per_message()
     assert any("reasoning" in part for part in current.estimate.unpublished)
     items = [*items, {"role": "assistant", "content": "done"}, {"role": "user", "content": "again"}]
     later = model_context({"model": "o4-mini", "input": items}, provider="openai-responses")

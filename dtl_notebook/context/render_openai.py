@@ -26,7 +26,11 @@ from dtl_notebook.context.content_rules import (
     output_schema,
 )
 from dtl_notebook.context.media import billing, openai_image_tokens
-from dtl_notebook.context.openai_functions import count_as_declaration
+from dtl_notebook.context.openai_functions import (
+    count_as_declaration,
+    reply_priming,
+    tool_call_tokens,
+)
 from dtl_notebook.context.render_anthropic import withdrawn_marks
 from dtl_notebook.context.segments import content_text, dump, strip
 
@@ -117,11 +121,13 @@ def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> N
 
 
 def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
-    """The fitted framing (`calibration.json` "openai") and the tool-search prompts."""
+    """The published framing (`billing.json` "openai" "framing") and the tool-search prompts
+    (`calibration.json` "openai")."""
     data = calibration()["openai"]
-    out.hidden("reply priming", int(data["reply_priming"]), history, "fitted")
+    out.hidden("reply priming", reply_priming(out.model), history, "published")
     if tools:
-        out.hidden("function definitions framing", int(data["functions_end"]), "tools", "fitted")
+        section = int(billing()["openai"]["framing"]["function"]["section"])
+        out.hidden("function definitions framing", section, "tools", "published")
     for i, tool in enumerate(tools):
         if isinstance(tool, dict) and tool.get("type") == "tool_search":
             if tool.get("execution") == "client":
@@ -238,4 +244,7 @@ def _responses_item(
         # Item ids, call ids and statuses are bookkeeping: fitting real usage shows the model
         # does not see them (benchmarks/calibrate.py).
         shown = strip(item, "id", "call_id", "status", "type", "execution")
-        out.add("message", dump(shown), path, label=kind, role="assistant")
+        tokens = None
+        if kind == "function_call":
+            tokens = tool_call_tokens(item, lambda text: int(out.counter.count(text)))
+        out.add("message", dump(shown), path, label=kind, role="assistant", tokens=tokens)
