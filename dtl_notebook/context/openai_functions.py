@@ -60,8 +60,8 @@ def _type(schema: dict[str, Any], depth: int) -> str:
     return _SCALARS.get(str(kind), "any")
 
 
-def _no_period(text: Any) -> str:
-    text = str(text or "")
+def _no_period(value: Any) -> str:
+    text = str(value or "")
     return text[:-1] if text.endswith(".") else text
 
 
