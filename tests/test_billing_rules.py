@@ -253,11 +253,21 @@ def test_server_tool_prompt_by_type_and_version() -> None:
     assert {s.label: s.tokens for s in editor.of_kind("hidden")}[
         "text_editor_20250728 prompt"
     ] == 700
+    # a type and version fitted on real usage carries its fitted size, still named unpublished
     search = claude({"type": "web_search_20250305", "name": "web_search"})
+    fitted = calibration()["anthropic"]["server_tool_prompt"]["web_search_20250305"]
+    assert {s.label: s.tokens for s in search.of_kind("hidden")}[
+        "web_search_20250305 prompt"
+    ] == fitted
     assert search.estimate.unpublished == (
-        "the web_search_20250305 server-tool prompt (counted as 0)",
+        "the web_search_20250305 server-tool prompt (fitted, not published)",
     )
-    assert "not covered: the web_search_20250305" in search.estimate.describe(search.total_tokens)
+    # a version nothing was fitted on is counted as 0 and named
+    newer = claude({"type": "web_search_20991231", "name": "web_search"})
+    assert newer.estimate.unpublished == (
+        "the web_search_20991231 server-tool prompt (counted as 0)",
+    )
+    assert "not covered: the web_search_20991231" in newer.estimate.describe(newer.total_tokens)
 
 
 def test_structured_output_prompt_carries_the_schema() -> None:
@@ -303,7 +313,11 @@ def test_server_loop_compares_the_first_call() -> None:
             '"content_block":{"type":"server_tool_use"}}',
         ]
     )
-    assert model_calls(stream).calls == 2
+    calls = model_calls(stream)
+    assert (calls.calls, calls.first_input, calls.server_added) == (2, 12, None)
+    delta = 'data: {"type":"message_delta","usage":{"input_tokens":40,"output_tokens":5}}'
+    calls = model_calls(stream + "\n" + delta)  # the delta's usage is cumulative
+    assert (calls.first_input, calls.total_input, calls.server_added) == (12, 40, 28)
 
 
 def _thinking_run(budget: int) -> dict[str, Any]:
