@@ -184,6 +184,22 @@ def test_shipped_bands_are_what_the_script_measures(real_recordings: Path) -> No
     assert bands(measure(held_out_errors())) == BANDS
 
 
+def test_server_tool_first_calls_held_out_within_target() -> None:
+    """The embedded server-tool streams (tests/data): each first model call predicted by the
+    prompt its type and version was fitted to on the other conversations, within the target;
+    the shipped sizes are the fit on all of them."""
+    from benchmarks.calibrate import server_fit, server_loco, server_pairs
+
+    pairs = server_pairs()
+    errors = server_loco(pairs)
+    assert len(errors) >= 4 and len({p.body["tools"][0]["type"] for p in pairs}) >= 4
+    assert max(abs(e) for e in errors.values()) <= TARGETS["median"]
+    shipped = calibration()["anthropic"]["server_tool_prompt"]
+    assert {k: round(v) for k, v in server_fit(pairs).items()} == shipped
+    band = BANDS["kinds"]["anthropic_server_tools"]
+    assert band["requests"] == len(errors)
+
+
 def test_openai_median_error_on_real_requests_with_tools_within_target() -> None:
     """pydantic/pydantic-ai cassettes (tests/data/openai_usage_pairs.json): Responses and Chat
     Completions requests with tools, client tool search included."""
