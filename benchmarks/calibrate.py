@@ -300,8 +300,12 @@ def write_prompts() -> None:
         "schema_copies": round(copies, 1),
     }
     data["anthropic"]["thinking_instruction"] = round(thinking_refit())
-    sizes = server_fit(server_pairs())
-    data["anthropic"]["server_tool_prompt"] = {k: round(v) for k, v in sizes.items()}
+    pairs = server_pairs()
+    data["anthropic"]["server_tool_prompt"] = {k: round(v) for k, v in server_fit(pairs).items()}
+    scored = server_loco(pairs)  # the types the band was measured on, held out
+    data["anthropic"]["server_tool_prompt_held_out"] = sorted(
+        {k for p in pairs if p.source in scored for k in server_kinds(p)}
+    )
     o = data["openai"]  # in sample with the stored client tool-search prompt
     left_out = o["fit"].get("left_out")
     o["fit"] = _in_sample(openai_calibration_pairs(), o["fit"]["sources"])

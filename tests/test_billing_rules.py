@@ -253,14 +253,19 @@ def test_server_tool_prompt_by_type_and_version() -> None:
     assert {s.label: s.tokens for s in editor.of_kind("hidden")}[
         "text_editor_20250728 prompt"
     ] == 700
-    # a type and version fitted on real usage carries its fitted size, still named unpublished
+    # a type and version fitted on real usage carries its fitted size; the band covers it
+    # where it was measured held out, and names it where one recording alone fitted it
     search = claude({"type": "web_search_20250305", "name": "web_search"})
-    fitted = calibration()["anthropic"]["server_tool_prompt"]["web_search_20250305"]
+    server = calibration()["anthropic"]
     assert {s.label: s.tokens for s in search.of_kind("hidden")}[
         "web_search_20250305 prompt"
-    ] == fitted
-    assert search.estimate.unpublished == (
-        "the web_search_20250305 server-tool prompt (fitted, not published)",
+    ] == server["server_tool_prompt"]["web_search_20250305"]
+    assert "web_search_20250305" in server["server_tool_prompt_held_out"]
+    assert search.estimate.unpublished == ()
+    fetch = claude({"type": "web_fetch_20250910", "name": "web_fetch"})
+    assert "web_fetch_20250910" not in server["server_tool_prompt_held_out"]
+    assert fetch.estimate.unpublished == (
+        "the web_fetch_20250910 server-tool prompt (fitted on one recording)",
     )
     # a version nothing was fitted on is counted as 0 and named
     newer = claude({"type": "web_search_20991231", "name": "web_search"})

@@ -188,14 +188,16 @@ def test_server_tool_first_calls_held_out_within_target() -> None:
     """The embedded server-tool streams (tests/data): each first model call predicted by the
     prompt its type and version was fitted to on the other conversations, within the target;
     the shipped sizes are the fit on all of them."""
-    from benchmarks.calibrate import server_fit, server_loco, server_pairs
+    from benchmarks.calibrate import server_fit, server_kinds, server_loco, server_pairs
 
     pairs = server_pairs()
     errors = server_loco(pairs)
     assert len(errors) >= 4 and len({p.body["tools"][0]["type"] for p in pairs}) >= 4
     assert max(abs(e) for e in errors.values()) <= TARGETS["median"]
-    shipped = calibration()["anthropic"]["server_tool_prompt"]
-    assert {k: round(v) for k, v in server_fit(pairs).items()} == shipped
+    shipped = calibration()["anthropic"]
+    assert {k: round(v) for k, v in server_fit(pairs).items()} == shipped["server_tool_prompt"]
+    scored = {k for p in pairs if p.source in errors for k in server_kinds(p)}
+    assert sorted(scored) == shipped["server_tool_prompt_held_out"]
     band = BANDS["kinds"]["anthropic_server_tools"]
     assert band["requests"] == len(errors)
 
