@@ -21,11 +21,13 @@ from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.media import billing
 
 __all__ = [
+    "answered_call",
     "count_as_declaration",
     "function_tokens",
     "per_message",
     "reply_priming",
     "tool_call_tokens",
+    "tool_output_header",
 ]
 
 _SCALARS = {"integer": "number", "number": "number", "string": "string", "boolean": "boolean"}
@@ -116,3 +118,29 @@ def tool_call_tokens(call: dict[str, Any], count: Callable[[str], int]) -> int:
     namespace = call.get("namespace")
     scope = namespace if isinstance(namespace, str) and namespace else "functions"
     return count(f" to={scope}.{call.get('name', '')}") + count(text)
+
+
+def tool_output_header(call: dict[str, Any], count: Callable[[str], int]) -> int:
+    """Tokens a tool output's header adds beyond a plain message's framing: harmony authors it
+    by the function it answers and addresses it back (`functions.<name> to=assistant`, in place
+    of the one-token role)."""
+    namespace = call.get("namespace")
+    scope = namespace if isinstance(namespace, str) and namespace else "functions"
+    return count(f"{scope}.{call.get('name', '')} to=assistant") - 1
+
+
+def answered_call(items: list[Any], i: int, call_id: Any) -> dict[str, Any] | None:
+    """The call that the tool output at `items[i]` answers (a Responses `function_call` item,
+    or the `function` of a Chat Completions tool call), searched back from it: it is usually
+    just before. None where the call is not in the history."""
+    for j in range(i - 1, -1, -1):
+        item = items[j]
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "function_call" and item.get("call_id") == call_id:
+            return item
+        for call in item.get("tool_calls") or []:
+            if isinstance(call, dict) and call.get("id") == call_id:
+                function = call.get("function")
+                return function if isinstance(function, dict) else None
+    return None

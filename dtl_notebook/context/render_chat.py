@@ -11,7 +11,12 @@ from typing import Any
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.openai_functions import count_as_declaration, tool_call_tokens
 from dtl_notebook.context.render_anthropic import withdrawn_marks
-from dtl_notebook.context.render_openai import content_tokens, hidden_prompts, structured_output
+from dtl_notebook.context.render_openai import (
+    add_output_header,
+    content_tokens,
+    hidden_prompts,
+    structured_output,
+)
 from dtl_notebook.context.segments import content_text, dump
 from dtl_notebook.wire.bridge import inner_call_names, read_carried
 
@@ -57,6 +62,8 @@ def _chat_message(
         text = content_text(message.get("content"))
         path = f"messages.{m}"
         out.add("tool_result", text, path, label=f"result {message.get('tool_call_id')}", role=role)
+        if provider == "openai-chat":
+            add_output_header(messages, m, message.get("tool_call_id"), out)
         _carried(text, path, out)
     else:
         text, tokens = content_tokens(message.get("content"), out.model, out)
