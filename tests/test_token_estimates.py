@@ -295,6 +295,23 @@ def test_an_earlier_tool_call_counts_as_an_addressed_message() -> None:
     addressed = count_tokens(" to=functions.get_city", "openai-responses", "gpt-4.1")
     arguments = count_tokens('{"a":1}', "openai-responses", "gpt-4.1")
     assert added == per_message() + addressed + arguments
+    # its output is a message from that function back to the assistant (harmony's header)
+    output = {"type": "function_call_output", "call_id": "c1", "output": "Paris"}
+    answered = {**after, "input": [*after["input"], output]}
+    added = (
+        model_context(answered, provider="openai-responses").total_tokens
+        - model_context(after, provider="openai-responses").total_tokens
+    )
+    header = count_tokens("functions.get_city to=assistant", "openai-responses", "gpt-4.1")
+    paris = count_tokens("Paris", "openai-responses", "gpt-4.1")
+    assert added == per_message() + paris + header - 1  # in place of the one-token role
+    # an output whose call is not in the history keeps the plain framing
+    orphan = {**before, "input": [*before["input"], output]}
+    added = (
+        model_context(orphan, provider="openai-responses").total_tokens
+        - model_context(before, provider="openai-responses").total_tokens
+    )
+    assert added == per_message() + paris
 
 
 @settings(max_examples=40, deadline=None)
