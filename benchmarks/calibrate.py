@@ -8,6 +8,7 @@ input (input + cache_read + cache_creation), then refits the constants of
   prompts, on the tool runs and the requests without tools (the same framing and tokenizer
   hold for both);
 - the structured-output prompt (a fixed instruction plus copies of the schema);
+- the server-tool prompts, one per type and version, on first-call usage (`calibrate_server`);
 - OpenAI: the client tool-search prompt (framing per message, reply priming and function
   definitions follow the cookbook's published rule, `billing.json` "openai" "framing").
 Last, the error per kind of request with every request held out from the fit that predicts it
@@ -32,7 +33,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.calibrate_kinds import (
     CALIBRATION,
     all_pairs,
-    conversation,
     figures,
     fit,
     fixed_prompt_loco,
@@ -43,9 +43,10 @@ from benchmarks.calibrate_kinds import (
     table,
     write_bands,
 )
+from benchmarks.calibrate_server import server_fit, server_kinds, server_loco, server_pairs
 from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
-from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
+from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.model import FRAMED_KINDS
 from dtl_notebook.context.offline_encodings import get_encoding
 from dtl_notebook.context.segments import dump
@@ -187,55 +188,6 @@ def thinking_refit() -> float:
             ctx = model_context(p.body, provider="anthropic")
             gaps.append(p.reported - sum(s.tokens for s in ctx if s.label != THINKING))
     return float(np.mean(gaps))
-
-
-def server_kinds(pair: UsagePair) -> list[str]:
-    """The server-tool types (with version) of a request whose prompt size is not published."""
-    kinds = [str(t.get("type", "")) for t in pair.body.get("tools") or []]
-    return sorted({k for k in kinds if server_tool_prompt(k) == (None, True)})
-
-
-def server_gap(pair: UsagePair) -> float:
-    """What the first model call's usage shows beyond the rest of the context."""
-    labels = {f"{k} prompt" for k in server_kinds(pair)}
-    ctx = model_context(pair.body, provider="anthropic")
-    reported = pair.comparable
-    assert reported is not None
-    return reported - sum(s.tokens for s in ctx if s.label not in labels)
-
-
-def server_fit(pairs: list[UsagePair]) -> dict[str, float]:
-    """One prompt per server-tool type and version, least squares over the requests (a request
-    with two such tools carries the sum of both)."""
-    kinds = sorted({k for p in pairs for k in server_kinds(p)})
-    rows = [[float(k in server_kinds(p)) for k in kinds] for p in pairs]
-    sizes, *_ = np.linalg.lstsq(np.array(rows), np.array([server_gap(p) for p in pairs]))
-    return dict(zip(kinds, (float(v) for v in sizes), strict=True))
-
-
-def server_loco(pairs: list[UsagePair]) -> dict[str, float]:
-    """Signed errors (%) of server-tool requests, each conversation predicted by the prompts
-    fitted on the others; one whose tool type no other conversation carries is left out."""
-    errors = {}
-    for group in dict.fromkeys(conversation(p) for p in pairs):
-        train = [p for p in pairs if conversation(p) != group]
-        sizes = server_fit(train) if train else {}
-        for p in (p for p in pairs if conversation(p) == group):
-            if not all(k in sizes for k in server_kinds(p)):
-                continue
-            reported = p.comparable
-            assert reported is not None
-            predicted = reported - server_gap(p) + sum(sizes[k] for k in server_kinds(p))
-            errors[p.source] = 100 * (predicted - reported) / reported
-    return errors
-
-
-def server_pairs() -> list[UsagePair]:
-    return [
-        p
-        for p in all_pairs()
-        if kind_of(p) == "anthropic_server_tools" and p.comparable is not None and server_kinds(p)
-    ]
 
 
 def held_out_errors() -> dict[str, float]:

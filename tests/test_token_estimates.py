@@ -188,7 +188,7 @@ def test_server_tool_first_calls_held_out_within_target() -> None:
     """The embedded server-tool streams (tests/data): each first model call predicted by the
     prompt its type and version was fitted to on the other conversations, within the target;
     the shipped sizes are the fit on all of them."""
-    from benchmarks.calibrate import server_fit, server_kinds, server_loco, server_pairs
+    from benchmarks.calibrate_server import server_fit, server_kinds, server_loco, server_pairs
 
     pairs = server_pairs()
     errors = server_loco(pairs)
