@@ -8,8 +8,9 @@ input (input + cache_read + cache_creation), then refits the constants of
   prompts, on the tool runs and the requests without tools (the same framing and tokenizer
   hold for both);
 - the structured-output prompt (a fixed instruction plus copies of the schema);
-- OpenAI: framing per message, the function-section framing, the client tool-search prompt
-  (function definitions count as the declarations the model sees).
+- the server-tool prompts, one per type and version, on first-call usage (`calibrate_server`);
+- OpenAI: the client tool-search prompt (framing per message, reply priming and function
+  definitions follow the cookbook's published rule, `billing.json` "openai" "framing").
 Last, the error per kind of request with every request held out from the fit that predicts it
 (`calibrate_kinds`). `--write` stores the refit constants and then, measured with them in a
 fresh process, the per-kind bands the estimates show (`calibration.json` "bands"); it needs the
@@ -42,6 +43,7 @@ from benchmarks.calibrate_kinds import (
     table,
     write_bands,
 )
+from benchmarks.calibrate_server import server_fit, server_kinds, server_loco, server_pairs
 from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.content_rules import output_schema
@@ -61,7 +63,6 @@ PARAMETERS = (
     "bm25",
     "regex",
 )
-OPENAI_PARAMETERS = ("per_message", "functions_end", "client_tool_search_prompt")
 FITTED_KINDS = ("anthropic_tools", "anthropic_plain")
 THINKING = "extended-thinking instruction"
 
@@ -122,27 +123,34 @@ def shipped_anthropic() -> list[float]:
     ]
 
 
-def openai_features(pair: UsagePair) -> tuple[list[float], float]:
-    """(the fitted features of one OpenAI request, the tokens of everything not fitted)."""
-    ctx = model_context(pair.body, provider=pair.provider)
-    framed = sum(1 for s in ctx if s.kind in FRAMED_KINDS)
-    per_message = calibration()["openai"]["per_message"]
-    fixed = sum(s.tokens for s in ctx if s.kind != "hidden") - per_message * framed
+CLIENT_SEARCH = "client tool-search prompt"
+
+
+def client_search(pair: UsagePair) -> bool:
     tools = pair.body.get("tools") or []
-    client = any(t.get("type") == "tool_search" and t.get("execution") == "client" for t in tools)
-    return [framed, float(bool(tools)), float(client)], fixed
+    return any(t.get("type") == "tool_search" and t.get("execution") == "client" for t in tools)
 
 
-def openai_row(pair: UsagePair) -> list[float]:
-    return openai_features(pair)[0]
+def _searched(pair: UsagePair) -> bool:
+    return any(i.get("type") == "tool_search_output" for i in pair.body.get("input") or [])
 
 
-def openai_fixed(pair: UsagePair) -> float:
-    return openai_features(pair)[1]
-
-
-def shipped_openai() -> list[float]:
-    return [float(calibration()["openai"][k]) for k in OPENAI_PARAMETERS]
+def client_search_refit() -> float:
+    """OpenAI's client tool-search prompt: the mean of what usage shows beyond the rest of the
+    context (framing, reply priming and function definitions follow the cookbook's rule), on
+    requests before any search ran: a later one also holds what its `tool_search_output`
+    loaded, which usage shows far above the loaded definitions (unexplained, left to the band)."""
+    pairs = [p for p in openai_calibration_pairs() if client_search(p) and not _searched(p)]
+    print(f"\nOpenAI\n{'request':70} predicted reported  error")
+    for p in openai_calibration_pairs():
+        print(f"{p.source[-70:]:70} {p.predicted():9,} {p.reported:8,} {100 * p.error():5.1f} %")
+    gaps = []
+    for p in pairs:
+        ctx = model_context(p.body, provider=p.provider)
+        gaps.append(p.reported - sum(s.tokens for s in ctx if s.label != CLIENT_SEARCH))
+    size = float(np.mean(gaps))
+    print(f"refit: client_tool_search_prompt {size:.2f}")
+    return size
 
 
 def refit(
@@ -188,13 +196,16 @@ def held_out_errors() -> dict[str, float]:
     claude = [p for p in pairs if p.provider == "anthropic"]
     structured = [p for p in claude if kind_of(p) == "anthropic_structured"]
     thinking = [p for p in claude if kind_of(p) == "anthropic_thinking"]
-    rest = [p for p in claude if p not in structured + thinking]
+    server = server_pairs()
+    rest = [p for p in claude if p not in structured + thinking + server]
     errors = held_out(rest, fit_pairs(), anthropic_row, published_prompt, shipped_anthropic())
+    errors.update(server_loco(server))
     errors.update(structured_loco(structured))
     errors.update(fixed_prompt_loco(thinking, THINKING))
     openai = [p for p in pairs if p.provider != "anthropic"]
-    train = openai_calibration_pairs()
-    errors.update(held_out(openai, train, openai_row, openai_fixed, shipped_openai()))
+    # nothing fitted enters an OpenAI prediction but the client tool-search prompt
+    errors.update({p.source: 100 * p.signed_error() for p in openai if not client_search(p)})
+    errors.update(fixed_prompt_loco([p for p in openai if client_search(p)], CLIENT_SEARCH))
     return errors
 
 
@@ -211,7 +222,7 @@ def _in_sample(pairs: list[UsagePair], sources: list[str]) -> dict[str, Any]:
     }
 
 
-def write_constants(claude: np.ndarray, openai: np.ndarray) -> None:
+def write_constants(claude: np.ndarray, client_search_prompt: float) -> None:
     """Store the refit constants (rounded as they are used) in calibration.json."""
     data = json.loads(CALIBRATION.read_text())
     a = data["anthropic"]
@@ -225,19 +236,15 @@ def write_constants(claude: np.ndarray, openai: np.ndarray) -> None:
     }
     a["fit"] = _in_sample(fit_pairs(), a["fit"]["sources"])
     o = data["openai"]
-    for name, value in zip(OPENAI_PARAMETERS, openai, strict=True):
-        o[name] = round(float(value))
-    left_out = o["fit"].get("left_out")
-    o["fit"] = _in_sample(openai_calibration_pairs(), o["fit"]["sources"])
-    if left_out:
-        o["fit"]["left_out"] = left_out
+    o["client_tool_search_prompt"] = round(client_search_prompt)
     CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     print(f"\nwrote the refit constants to {CALIBRATION.name}")
 
 
 def write_prompts() -> None:
     """Store the structured-output and extended-thinking prompts, refit on top of the stored
-    scale factors and framing (run in a fresh process after `write_constants`)."""
+    scale factors and framing, and OpenAI's in-sample figures (run in a fresh process after
+    `write_constants`)."""
     data = json.loads(CALIBRATION.read_text())
     instruction, copies = structured_refit()
     data["anthropic"]["structured_output"] = {
@@ -245,6 +252,17 @@ def write_prompts() -> None:
         "schema_copies": round(copies, 1),
     }
     data["anthropic"]["thinking_instruction"] = round(thinking_refit())
+    pairs = server_pairs()
+    data["anthropic"]["server_tool_prompt"] = {k: round(v) for k, v in server_fit(pairs).items()}
+    scored = server_loco(pairs)  # the types the band was measured on, held out
+    data["anthropic"]["server_tool_prompt_held_out"] = sorted(
+        {k for p in pairs if p.source in scored for k in server_kinds(p)}
+    )
+    o = data["openai"]  # in sample with the stored client tool-search prompt
+    left_out = o["fit"].get("left_out")
+    o["fit"] = _in_sample(openai_calibration_pairs(), o["fit"]["sources"])
+    if left_out:
+        o["fit"]["left_out"] = left_out
     CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote the structured-output and thinking prompts to {CALIBRATION.name}")
 
@@ -262,9 +280,7 @@ def main(argv: list[str]) -> None:
     every = openai_pairs()
     left_out = [p for p in every if p.unmodelled]
     print(f"\nOpenAI: {len(left_out)} gpt-4o Responses requests left out of the fit (see table)")
-    openai = refit(
-        openai_calibration_pairs(), openai_row, openai_fixed, OPENAI_PARAMETERS, "OpenAI"
-    )
+    openai = client_search_refit()
     if "--write" not in argv:
         table(measure(held_out_errors()))
         return

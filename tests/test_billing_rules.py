@@ -23,6 +23,7 @@ from dtl_notebook.context.media import (
     image_size,
     openai_image_tokens,
 )
+from dtl_notebook.context.openai_functions import per_message
 from dtl_notebook.context.segments import dump
 from dtl_notebook.context.server_loop import model_calls
 from dtl_notebook.context.tokens import count_tokens
@@ -227,7 +228,7 @@ def test_openai_reasoning_of_earlier_turns_is_dropped() -> None:
     items = [{"role": "user", "content": "go"}, reasoning, call, result]
     current = model_context({"model": "o4-mini", "input": items}, provider="openai-responses")
     (seen,) = [s for s in current if s.label == "reasoning"]
-    assert seen.tokens == 4000 * 3 // 4 // 4 + calibration()["openai"]["per_message"]
+    assert seen.tokens == 4000 * 3 // 4 // 4 + per_message()
     assert any("reasoning" in part for part in current.estimate.unpublished)
     items = [*items, {"role": "assistant", "content": "done"}, {"role": "user", "content": "again"}]
     later = model_context({"model": "o4-mini", "input": items}, provider="openai-responses")
@@ -252,11 +253,26 @@ def test_server_tool_prompt_by_type_and_version() -> None:
     assert {s.label: s.tokens for s in editor.of_kind("hidden")}[
         "text_editor_20250728 prompt"
     ] == 700
+    # a type and version fitted on real usage carries its fitted size; the band covers it
+    # where it was measured held out, and names it where one recording alone fitted it
     search = claude({"type": "web_search_20250305", "name": "web_search"})
-    assert search.estimate.unpublished == (
-        "the web_search_20250305 server-tool prompt (counted as 0)",
+    server = calibration()["anthropic"]
+    assert {s.label: s.tokens for s in search.of_kind("hidden")}[
+        "web_search_20250305 prompt"
+    ] == server["server_tool_prompt"]["web_search_20250305"]
+    assert "web_search_20250305" in server["server_tool_prompt_held_out"]
+    assert search.estimate.unpublished == ()
+    fetch = claude({"type": "web_fetch_20250910", "name": "web_fetch"})
+    assert "web_fetch_20250910" not in server["server_tool_prompt_held_out"]
+    assert fetch.estimate.unpublished == (
+        "the web_fetch_20250910 server-tool prompt (fitted on one recording)",
     )
-    assert "not covered: the web_search_20250305" in search.estimate.describe(search.total_tokens)
+    # a version nothing was fitted on is counted as 0 and named
+    newer = claude({"type": "web_search_20991231", "name": "web_search"})
+    assert newer.estimate.unpublished == (
+        "the web_search_20991231 server-tool prompt (counted as 0)",
+    )
+    assert "not covered: the web_search_20991231" in newer.estimate.describe(newer.total_tokens)
 
 
 def test_structured_output_prompt_carries_the_schema() -> None:
@@ -302,7 +318,11 @@ def test_server_loop_compares_the_first_call() -> None:
             '"content_block":{"type":"server_tool_use"}}',
         ]
     )
-    assert model_calls(stream).calls == 2
+    calls = model_calls(stream)
+    assert (calls.calls, calls.first_input, calls.server_added) == (2, 12, None)
+    delta = 'data: {"type":"message_delta","usage":{"input_tokens":40,"output_tokens":5}}'
+    calls = model_calls(stream + "\n" + delta)  # the delta's usage is cumulative
+    assert (calls.first_input, calls.total_input, calls.server_added) == (12, 40, 28)
 
 
 def _thinking_run(budget: int) -> dict[str, Any]:

@@ -73,7 +73,11 @@ def test_search_load_call_answer(provider: str, model: str, options: dict, mode:
         figures = [cached(step) for step in agent.steps]
         assert figures[0] == 0
         assert all(b >= a for a, b in itertools.pairwise(figures)), figures
-        assert figures[-1] > figures[1] > 0
+        grew = True
+        if provider == "openai-responses":  # cached in 128-token steps: more once one is crossed
+            inputs = [int(step.reply.usage["input_tokens"]) for step in agent.steps]
+            grew = inputs[-2] // 128 > inputs[0] // 128  # what steps 1 and -1 could read
+        assert figures[-1] > figures[1] > 0 if grew else figures[-1] == figures[1] > 0
     for step in agent.steps:
         assert step.cache.reported is not None
         assert step.cache.disagreement is None

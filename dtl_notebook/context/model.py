@@ -27,6 +27,7 @@ from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import UNPUBLISHED
+from dtl_notebook.context.openai_functions import per_message
 from dtl_notebook.context.render_chat import render_chat
 from dtl_notebook.context.request_kinds import request_kind
 from dtl_notebook.context.segments import FRAMED_KINDS, KINDS, ModelContext, Segment
@@ -60,10 +61,10 @@ def model_context(
         out = Collector(provider, model, int(calibration()["anthropic"]["per_block"]), built)
         render_anthropic.render(payload, out)
     elif provider == "openai-responses":
-        out = Collector(provider, model, int(calibration()["openai"]["per_message"]), built)
+        out = Collector(provider, model, per_message(), built)
         render_openai.render_responses(payload, out)
     elif provider in ("openai-chat", "kimi"):
-        framing = int(calibration()["openai"]["per_message"]) if provider == "openai-chat" else 0
+        framing = per_message() if provider == "openai-chat" else 0
         out = Collector(provider, model, framing, built)
         render_chat(payload, out, provider)
     else:

@@ -189,8 +189,15 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
         if prefix is not None:
             out.hidden(f"{prefix} prompt", int(search_prompts[prefix]), f"tools.{i}", "fitted")
         published, own_prompt = server_tool_prompt(kind)
+        fitted = calibration()["anthropic"]["server_tool_prompt"].get(kind)
         if published is not None:
             out.hidden(f"{kind} prompt", published, f"tools.{i}", "published")
+        elif own_prompt and fitted is not None:  # this type and version, fitted on real usage
+            out.hidden(f"{kind} prompt", int(fitted), f"tools.{i}", "fitted on real usage")
+            if kind not in calibration()["anthropic"]["server_tool_prompt_held_out"]:
+                out.notes.append(
+                    f"{UNPUBLISHED}the {kind} server-tool prompt (fitted on one recording)"
+                )
         elif own_prompt:
             out.hidden(f"{kind} prompt", 0, f"tools.{i}", "size not published")
             out.notes.append(f"{UNPUBLISHED}the {kind} server-tool prompt (counted as 0)")

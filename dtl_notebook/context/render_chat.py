@@ -9,9 +9,14 @@ from itertools import islice
 from typing import Any
 
 from dtl_notebook.context.collector import Collector
-from dtl_notebook.context.openai_functions import count_as_declaration
+from dtl_notebook.context.openai_functions import count_as_declaration, tool_call_tokens
 from dtl_notebook.context.render_anthropic import withdrawn_marks
-from dtl_notebook.context.render_openai import content_tokens, hidden_prompts, structured_output
+from dtl_notebook.context.render_openai import (
+    add_output_header,
+    content_tokens,
+    hidden_prompts,
+    structured_output,
+)
 from dtl_notebook.context.segments import content_text, dump
 from dtl_notebook.wire.bridge import inner_call_names, read_carried
 
@@ -36,12 +41,14 @@ def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
     while m < len(messages):
         message = messages[m]
         if not out.unit(message):
-            _chat_message(m, message, messages, out)
+            _chat_message(m, message, messages, out, provider)
         m += 1
         m += out.replay(messages, m)
 
 
-def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Collector) -> None:
+def _chat_message(
+    m: int, message: dict[str, Any], messages: list[Any], out: Collector, provider: str
+) -> None:
     role = message.get("role")
     if role in ("system", "developer"):
         # a first-turn system message has only system messages and tool results before it
@@ -55,14 +62,23 @@ def _chat_message(m: int, message: dict[str, Any], messages: list[Any], out: Col
         text = content_text(message.get("content"))
         path = f"messages.{m}"
         out.add("tool_result", text, path, label=f"result {message.get('tool_call_id')}", role=role)
+        if provider == "openai-chat":
+            add_output_header(messages, m, message.get("tool_call_id"), out)
         _carried(text, path, out)
     else:
         text, tokens = content_tokens(message.get("content"), out.model, out)
         calls = message.get("tool_calls")
         if calls:
-            called = dump([call.get("function", call) for call in calls])
-            text += called
-            tokens = None if tokens is None else tokens + out.counter.count(called)
+            functions = [call.get("function", call) for call in calls]
+            text += dump(functions)
+            if provider == "openai-chat":  # each call its own addressed message
+                words = out.counter.count(content_text(message.get("content")) or "")
+                tokens = (words if tokens is None else tokens) + sum(
+                    tool_call_tokens(f, lambda t: int(out.counter.count(t))) for f in functions
+                )
+                tokens += out.framing * (len(functions) - 1)
+            elif tokens is not None:
+                tokens += out.counter.count(dump(functions))
         label = str(role)
         inner = inner_call_names(calls or [])
         if inner:  # the bridge: show the call the dispatcher makes

@@ -14,6 +14,7 @@ prompts whose size OpenAI does not publish, named as such in the notes.
 
 from __future__ import annotations
 
+import dataclasses
 from itertools import islice
 from typing import Any
 
@@ -26,7 +27,13 @@ from dtl_notebook.context.content_rules import (
     output_schema,
 )
 from dtl_notebook.context.media import billing, openai_image_tokens
-from dtl_notebook.context.openai_functions import count_as_declaration
+from dtl_notebook.context.openai_functions import (
+    answered_call,
+    count_as_declaration,
+    reply_priming,
+    tool_call_tokens,
+    tool_output_header,
+)
 from dtl_notebook.context.render_anthropic import withdrawn_marks
 from dtl_notebook.context.segments import content_text, dump, strip
 
@@ -117,11 +124,13 @@ def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> N
 
 
 def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
-    """The fitted framing (`calibration.json` "openai") and the tool-search prompts."""
+    """The published framing (`billing.json` "openai" "framing") and the tool-search prompts
+    (`calibration.json` "openai")."""
     data = calibration()["openai"]
-    out.hidden("reply priming", int(data["reply_priming"]), history, "fitted")
+    out.hidden("reply priming", reply_priming(out.model), history, "published")
     if tools:
-        out.hidden("function definitions framing", int(data["functions_end"]), "tools", "fitted")
+        section = int(billing()["openai"]["framing"]["function"]["section"])
+        out.hidden("function definitions framing", section, "tools", "published")
     for i, tool in enumerate(tools):
         if isinstance(tool, dict) and tool.get("type") == "tool_search":
             if tool.get("execution") == "client":
@@ -205,15 +214,15 @@ def render_responses(payload: dict[str, Any], out: Collector) -> None:
                 and earlier.get("role") not in ("developer", "system")
                 for earlier in islice(items, i)
             )
-            _responses_item(i, item, kind, role, seen_message, out)
+            _responses_item(items, i, kind, role, seen_message, out)
         i += 1
         i += out.replay(items, i)
 
 
 def _responses_item(
-    i: int, item: dict[str, Any], kind: str, role: Any, seen_message: bool, out: Collector
+    items: list[Any], i: int, kind: str, role: Any, seen_message: bool, out: Collector
 ) -> None:
-    path = f"input.{i}"
+    item, path = items[i], f"input.{i}"
     if kind == "additional_tools" or kind == "tool_search_output":
         out.add(
             "tool_result" if kind == "tool_search_output" else "system_patch",
@@ -227,6 +236,7 @@ def _responses_item(
         output = item.get("output")
         text = output if isinstance(output, str) else dump(output)
         out.add("tool_result", text, path, label=f"result {item.get('call_id')}", role="tool")
+        add_output_header(items, i, item.get("call_id"), out)
     elif kind == "message" and role in ("developer", "system"):
         text = content_text(item.get("content"))
         out.add("system_patch" if seen_message else "system", text, path, label=role, role=role)
@@ -238,4 +248,16 @@ def _responses_item(
         # Item ids, call ids and statuses are bookkeeping: fitting real usage shows the model
         # does not see them (benchmarks/calibrate.py).
         shown = strip(item, "id", "call_id", "status", "type", "execution")
-        out.add("message", dump(shown), path, label=kind, role="assistant")
+        tokens = None
+        if kind == "function_call":
+            tokens = tool_call_tokens(item, lambda text: int(out.counter.count(text)))
+        out.add("message", dump(shown), path, label=kind, role="assistant", tokens=tokens)
+
+
+def add_output_header(items: list[Any], i: int, call_id: Any, out: Collector) -> None:
+    """Give the tool output just added its header: authored by the function it answers."""
+    call = answered_call(items, i, call_id)
+    if call is not None:
+        segment = out.segments[-1]
+        header = tool_output_header(call, lambda text: int(out.counter.count(text)))
+        out.segments[-1] = dataclasses.replace(segment, tokens=segment.tokens + header)
