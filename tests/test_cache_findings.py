@@ -346,6 +346,14 @@ def test_each_lint_code_fires_and_its_near_miss_does_not(code: str) -> None:
     assert code not in {f.code for f in lint(miss, "anthropic")}
 
 
+def test_a_long_prefix_before_the_only_breakpoint_is_no_lookback_finding() -> None:
+    body = anthropic()
+    body["tools"][-1].pop("cache_control", None)
+    body["system"][0].pop("cache_control", None)
+    _long(body, 15)  # 30 more blocks, one breakpoint at the very end: nothing written before it
+    assert "lookback_exceeded" not in {f.code for f in lint(body, "anthropic")}
+
+
 def test_every_code_is_documented_and_exercised() -> None:
     exercised = (
         set(LINTS)

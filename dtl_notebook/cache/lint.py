@@ -82,10 +82,11 @@ def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
 
 
 def _lookback(facts: Carried, points: list[tuple[int, float]], lookback: int) -> list[Finding]:
-    """More blocks between two breakpoints (or before the first) than a read looks back."""
+    """More blocks between two breakpoints than a read looks back. Before the first breakpoint
+    nothing was written that a read could miss: a first request's long prefix is no finding."""
     segs = facts.segments
-    before = next((s.block for s in segs if s.block >= 0), 0) - 1
-    for point, _ in points:
+    before = segs[points[0][0]].block
+    for point, _ in points[1:]:
         after = segs[point].block
         if after - before > lookback:
             return [finding("lookback_exceeded", segs[point].source, [f"{after - before} blocks"])]
