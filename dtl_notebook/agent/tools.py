@@ -196,9 +196,11 @@ def same_definition(a: ToolSpec, b: ToolSpec) -> bool:
     """Whether two tools define the same thing (a Tool's implementation is not part of it);
     equal to comparing their `spec()`s without re-validating the schemas. Tools are immutable,
     so the answer for a pair of objects is remembered (while the second one lives)."""
-    found = _SAME_DEFINITIONS.owned((id(a), id(b)), b)
-    if found is not None and found[0]() is a:
-        return bool(found[1])
+    if a is b:
+        return True
+    entry = _SAME_DEFINITIONS.get((id(a), id(b)))  # (ref to b, (ref to a, same))
+    if entry is not None and entry[0]() is b and entry[1][0]() is a:
+        return bool(entry[1][1])
     same = all(getattr(a, name) == getattr(b, name) for name in ToolSpec.model_fields)
     if active():
         _SAME_DEFINITIONS.put_owned((id(a), id(b)), b, (weakref.ref(a), same))

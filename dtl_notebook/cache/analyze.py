@@ -84,6 +84,7 @@ class CacheAnalyzer:
         chain, cum = facts.chain, facts.cum
         now = float(len(self.entries)) if at is None else at
         points = breakpoint_segments(payload, facts) if rule.breakpoints else []
+        hidden_tokens, unpredicted = shared_prefix(ctx, payload, rule)
         if rule.breakpoints:
             # the settings sit between system and messages: mixed into the keys from there
             cut = facts.starts.get("messages", len(chain)) if settings_salt else len(chain)
@@ -93,7 +94,9 @@ class CacheAnalyzer:
             )
         else:
             cut, wrote = 0, len(chain) - 1
-            cached, written, expired = self._cache.prefix_cache(ctx, facts, rule, now, payload)
+            cached, written, expired = self._cache.prefix_cache(
+                ctx, facts, rule, now, payload, hidden_tokens
+            )
         total = cum[-1] if cum else 0
         best = previous.best(rule) if previous else 0
         setting = None
@@ -126,7 +129,7 @@ class CacheAnalyzer:
             below_minimum=f"{total} < {rule.min_tokens} tokens"
             if total < rule.min_tokens
             else None,
-            shared_unpredicted=shared_prefix(ctx, payload, rule)[1],
+            shared_unpredicted=unpredicted,
         )
         if isinstance(request, WireRequest):
             entry.change_savings = change_savings(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried
-from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace, shared_prefix
+from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.tokens import encoding_for
 
@@ -99,7 +99,11 @@ class PromptCache:
         rule: CacheRule,
         now: float,
         payload: dict[str, Any],
+        hidden_tokens: int = 0,
     ) -> tuple[int, int, bool]:
+        """(cached, written, expired) under automatic prefix caching; `hidden_tokens`: the
+        provider's own leading prompt that every request with the same hosted tools shares
+        (`prefix_rules.shared_prefix`), read from the cache across conversations."""
         chain, cum, shared = facts.chain, facts.cum, facts.shared
         common, expired, matched, start = 0, False, -1, 0
         key = cache_namespace(rule, payload)
@@ -130,8 +134,7 @@ class PromptCache:
                 chars = _common_chars(following[1], text)
                 if chars:
                     common += encoding_for(ctx.provider, ctx.model).count(text[:chars])
-        # the provider's own leading prompt every request with these hosted tools shares
-        common = max(common, shared_prefix(ctx, payload, rule)[0])
+        common = max(common, hidden_tokens)
         cached = rule.floor(common)
         if rule.reports_writes:  # exact boundaries: only ends of earlier requests were written
             # running totals only grow: the last earlier end within the match counts

@@ -11,6 +11,7 @@ OpenAI invalidates the whole prefix on `reasoning.effort`, `parallel_tool_calls`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -83,15 +84,23 @@ FROM_MESSAGES = {"anthropic"}
 
 def request_settings(provider: str, payload: dict[str, Any]) -> dict[BreakCause, str]:
     """Each cached-on setting of a request, as canonical JSON (absent = the default)."""
-    return {
-        cause: json.dumps(get(payload), sort_keys=True, default=str)
-        for cause, _, get in SETTINGS.get(provider, [])
-    }
+    return {cause: _canonical(get(payload)) for cause, _, get in SETTINGS.get(provider, [])}
+
+
+def _canonical(value: Any) -> str:
+    if value is None or type(value) is str:  # most settings of most requests: no encoder
+        return "null" if value is None else json.dumps(value)
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+@functools.cache
+def _defaults(provider: str) -> dict[BreakCause, str]:
+    return request_settings(provider, {})
 
 
 def salt(provider: str, settings: dict[BreakCause, str]) -> str:
     """A digest of the settings, "" when every one is the default (nothing to mix in)."""
-    if settings == request_settings(provider, {}):
+    if settings == _defaults(provider):
         return ""
     text = "\0".join(f"{k}={v}" for k, v in settings.items())
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()

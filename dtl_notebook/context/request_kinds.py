@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from dtl_notebook._reuse.frozen import FrozenDict
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
 
@@ -45,8 +46,15 @@ def _types_step(kinds: set[str], _index: int, item: Any) -> None:
             kinds.add(str(block.get("type", "")))
 
 
+class _Types(set[str]):
+    """The scan's state: copied at C speed when a scan resumes from it."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Types:
+        return _Types(self)
+
+
 # resumed over the messages a request shares with the last one: a turn costs what it adds
-_TYPES: PrefixScan[set[str]] = PrefixScan(set, _types_step)
+_TYPES: PrefixScan[set[str]] = PrefixScan(_Types, _types_step)
 
 
 ToolKind = tuple[str | None, str | None]
@@ -64,7 +72,18 @@ _TOOL_KINDS: PrefixScan[dict[ToolKind, None]] = PrefixScan(dict, _tool_kinds_ste
 
 def tool_kinds(tools: Any) -> list[ToolKind]:
     """Each distinct (type, execution) of a body's tools, in order of first appearance."""
-    return list(_TOOL_KINDS.scan(tools)) if isinstance(tools, list) else []
+    if not isinstance(tools, list):
+        return []
+    if tools and type(tools[0]) is FrozenDict:  # a shared catalog: resume over it
+        return list(_TOOL_KINDS.scan(tools))
+    # nothing to resume over (a client-search body's few tools, made anew each turn): one pass
+    # at comprehension speed
+    kinds = {
+        (_text(t.get("type")), _text(t.get("execution"))): None
+        for t in tools
+        if isinstance(t, dict)
+    }
+    return list(kinds)
 
 
 def _blocks(payload: dict[str, Any]) -> set[str]:

@@ -141,7 +141,7 @@ def message_features(message: Any) -> tuple[bool, frozenset[str]]:
 
 def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
     """(uses a beta key or type, sorted beta names) for an Anthropic request body."""
-    beta_keys = _beta_only()[0]
+    beta_keys, beta_types = _beta_only()
     names: set[str] = set()
     beta = False
     for key in payload.keys() & beta_keys:
@@ -161,14 +161,18 @@ def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
     head = 0  # the tools before the first read-only one (the search tool, the shown ones)
     while head < len(tools) and type(tools[head]) is not FrozenDict:
         head += 1
-    declared = _Features()
-    for index, tool in enumerate(tools[:head]):
-        _tool_step(declared, index, tool)
-    shared = _TOOL_FEATURES.scan(tools[head:] if head else tools)  # a union: order is moot
+    for tool in tools[:head]:  # made anew each request: one plain pass
+        kind = tool.get("type") if isinstance(tool, dict) else None
+        if isinstance(kind, str) and kind in beta_types:
+            beta = True
+            if kind in BLOCK_BETAS:
+                names.add(BLOCK_BETAS[kind])
+    if head < len(tools):  # a union: order is moot
+        shared = _TOOL_FEATURES.scan(tools[head:] if head else tools)
+        beta, names = beta or shared.beta, names | shared.names
     messages = payload.get("messages")
     found = _MESSAGE_FEATURES.scan(messages if isinstance(messages, list) else [])
-    beta = beta or declared.beta or shared.beta or found.beta
-    return beta, finish(names | declared.names | shared.names | found.names)
+    return beta or found.beta, finish(names | found.names)
 
 
 def _tool_step(features: _Features, _index: int, tool: Any) -> None:

@@ -160,13 +160,13 @@ def plan(session: Session) -> Plan:
             _PLANS.put_held(id(transcript), [transcript, *tools], kept)
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
-    the_plan.tool_changes = _tool_changes(session, messages)
+    the_plan.tool_changes = _tool_changes(session, messages, [t.name for t in tools])
     if rewrites is not None:
         the_plan.history = (transcript, rewrites)
     return the_plan
 
 
-def _tool_changes(session: Session, messages: list[Message]) -> ToolChanges:
+def _tool_changes(session: Session, messages: list[Message], active: list[str]) -> ToolChanges:
     registry = session.registry
 
     def definition(name: str) -> ToolSpec | None:
@@ -178,7 +178,7 @@ def _tool_changes(session: Session, messages: list[Message]) -> ToolChanges:
         messages,
         session.timeline(),
         session.declared_order,
-        session.active_tools,
+        active,  # the active tools' names, in activation order
         definition,
         session._initial_specs.get,
         registry.__contains__,
