@@ -172,12 +172,58 @@ def test_the_model_context_and_the_analyzer_read_the_changes(case: Any) -> None:
     assert all(c.actual_tokens < c.naive_tokens for c in entry.change_savings)
 
 
-def test_hosted_search_declares_a_newly_offered_tool_once_and_says_it_misses() -> None:
-    s = _session()
-    before = _build(s, HOSTED).payload["tools"]
+def _offer_epsilon(s: Session) -> None:
+    """A tool registered mid-session, offered by a change (a swap: beta out, epsilon in)."""
     s.registry.register(_tool("epsilon"))
     s.set_active_tools(["tool_search", "alpha", "epsilon"])
+
+
+def test_hosted_search_declares_a_tool_offered_later_where_the_change_happened() -> None:
+    s = _session()
+    before = _build(s, HOSTED)
+    _offer_epsilon(s)
     after = _build(s, HOSTED)
+    assert _tools(after) == _tools(before)  # epsilon is not among the registered tools
+    notice, item = after.payload["input"][-2:]
+    assert "Tools available from here on: epsilon" in notice["content"]
+    assert item["type"] == "additional_tools" and item["role"] == "developer"
+    assert [(t["name"], t.get("defer_loading")) for t in item["tools"]] == [("epsilon", None)]
+    assert [lp.kind for lp in after.load_points] == ["removal"]  # the swap: one change
+    assert not any("cache miss" in n for n in after.notes)
+    s.assistant("Ok.")
+    s.user("Again.")
+    later = _build(s, HOSTED)  # it stays out of tools[], declared once in the history
+    assert _tools(later) == _tools(before)
+    assert str(later.payload["input"]).count("'additional_tools'") == 1
+
+
+def test_hosted_search_offers_a_later_tool_the_model_can_see_and_call() -> None:
+    s = _session(LONG)
+    analyzer = CacheAnalyzer("openai-responses")
+    analyzer.add(_build(s, HOSTED), at=0.0)
+    _offer_epsilon(s)
+    request = _build(s, HOSTED)
+    ctx = model_context(request)
+    loaded = [seg for seg in ctx.segments if seg.kind == "loaded_schema"]
+    assert any('"epsilon"' in seg.text for seg in loaded)
+    tools_end = max(i for i, seg in enumerate(ctx.segments) if seg.kind == "tool_schema")
+    assert all(ctx.segments.index(seg) > tools_end for seg in loaded)  # at the change
+    entry = analyzer.add(request, at=1.0, context=ctx)
+    assert entry.cache_break is None and entry.cached_tokens > 0
+    _call(s, "epsilon", "c1")
+    assert s.messages[-1].text == "epsilon v1: x" and not s.messages[-1].is_error
+
+
+def test_hosted_without_additional_tools_declares_a_later_tool_among_the_registered() -> None:
+    s = _session()
+    case = (
+        "openai-responses",
+        "gpt-5.6",
+        {"search": "hosted", "profile": {"additional_tools": False}},
+    )
+    before = _build(s, case).payload["tools"]
+    _offer_epsilon(s)
+    after = _build(s, case)
     tools = after.payload["tools"]
     # the registered tools, epsilon after them (deferred), then the hosted search
     assert canon(strip_cache_control(tools[:-2])) == canon(strip_cache_control(before[:-1]))

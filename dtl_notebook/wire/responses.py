@@ -198,8 +198,10 @@ class _Builder:
         if change is None:
             return
         fresh = [a for a in change.added if a.new]
-        if self.search == "hosted":  # a first definition is declared among the registered
-            fresh = [a for a in fresh if a.version > 1 and self.profile.additional_tools]
+        if self.search == "hosted":  # the others are declared among the registered tools
+            later = self._offered_later()
+            fresh = [a for a in fresh if a.name in later or a.version > 1]
+            fresh = fresh if self.profile.additional_tools else []
         lines = notice(change, aliased=True)
         if lines:
             text = update_text(None, lines)
@@ -277,10 +279,13 @@ class _Builder:
                 *_hosted_items(self.registry, shown_tools, self.namespaces),
                 {"type": "tool_search"},
             ]
-        left_out = shown | {TOOL_SEARCH}
+        # a tool a change offered first is declared where the change happened (an
+        # additional_tools item), so the registry growing under it leaves tools[] as it was
+        later = self._offered_later()
+        left_out = shown | later | {TOOL_SEARCH}
         # a redefined tool loaded at a marker: its first definition is that load's snapshot
         replaced = pinned(changes, left_out, lambda name: None)
-        note = growth_note(changes, PROVIDER)
+        note = growth_note(changes, PROVIDER) if not later else None
         if note:
             self.notes.append(note)
         kept = kept_declared(changes, self.registry, left_out)
@@ -293,8 +298,15 @@ class _Builder:
                 f"{[t.name for t in versioned]} are declared at the end of tools[] (tool prefix "
                 "changes: cache miss from there)"
             )
-        items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced)
+        items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced, later)
         return [*items, {"type": "tool_search"}, *tail]
+
+    def _offered_later(self) -> frozenset[str]:
+        """Under hosted search, the tools a change offered first that an additional_tools item
+        declares where the change happened, rather than tools[] (which then never changes)."""
+        if self.load_mode != "additional_tools" or not self.profile.additional_tools:
+            return frozenset()
+        return self.tool_changes.offered_first
 
     def call(self, call: ToolCall, index: int) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
@@ -469,11 +481,12 @@ def _hosted_items(
     shown_tools: list[ToolSpec],
     namespaces: dict[str, str],
     replaced: dict[str, ToolSpec] | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> list[JSON]:
     """The shown tools, then every other registered one deferred (a name in `replaced` with
-    that definition: the one it was first declared with), grouped by namespace: made once per
-    registry version, shown tools, replacements and namespace descriptions, and shared
-    (frozen)."""
+    that definition: the one it was first declared with; one in `left_out` not at all),
+    grouped by namespace: made once per registry version, shown tools, replacements, names
+    left out and namespace descriptions, and shared (frozen)."""
     replaced = replaced or {}
     key = (
         id(registry),
@@ -481,11 +494,12 @@ def _hosted_items(
         tuple(map(id, shown_tools)),
         tuple(sorted(namespaces.items())),
         tuple((name, id(tool)) for name, tool in replaced.items()),
+        left_out,
     )
     found = _HOSTED_ITEMS.get(key) if active() else None
     if found is not None:
         return list(found[1])
-    tools = _hosted_groups(registry, shown_tools, namespaces, replaced)
+    tools = _hosted_groups(registry, shown_tools, namespaces, replaced, left_out)
     if active() and all(type(item) is FrozenDict for item in tools):
         _HOSTED_ITEMS.put_held(key, [registry, *shown_tools, *replaced.values()], tools)
     return tools
@@ -502,8 +516,9 @@ def _hosted_groups(
     shown_tools: list[ToolSpec],
     namespaces: dict[str, str],
     replaced: dict[str, ToolSpec],
+    left_out: frozenset[str],
 ) -> list[JSON]:
-    hidden = {t.name for t in shown_tools} | {TOOL_SEARCH}
+    hidden = {t.name for t in shown_tools} | left_out | {TOOL_SEARCH}
     deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
     if replaced:
         deferred = [replaced.get(t.name, t) for t in deferred]
