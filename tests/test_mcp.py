@@ -124,6 +124,26 @@ def test_native_search_keeps_the_declared_tools_through_list_changes(
     assert _call(s, "add", "c4", a=1, b=1).is_error  # withdrawn: refused locally
 
 
+def test_hosted_search_keeps_tools_fixed_through_a_removal_and_a_redefinition(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    """OpenAI's hosted search declares every registered tool, grouped by the server's
+    namespace: the server's removal and redefinition are told in the input (a developer
+    notice, the versioned definition in an additional_tools item), tools[] stays as it was."""
+    s, _ = stdio
+    s.activate(["echo", "add", "add_tool", "remove_tool", "redefine_echo"])
+    s.user("change the tools")
+    hosted = {"search": "hosted"}
+    before = build_request(s, "openai-responses", "gpt-5.6", **hosted).payload["tools"]
+    _call(s, "remove_tool", "c1", name="add")
+    _call(s, "redefine_echo", "c2")
+    changed = build_request(s, "openai-responses", "gpt-5.6", **hosted)
+    assert changed.payload["tools"] == before
+    item = changed.payload["input"][-1]
+    assert item["type"] == "additional_tools" and item["tools"][0]["name"] == "echo__v2"
+    assert _call(s, "add", "c3", a=1, b=1).is_error  # withdrawn: refused locally
+
+
 def test_a_killed_server_gives_a_clear_error_and_a_usable_session(
     stdio: tuple[Session, McpConnection],
 ) -> None:

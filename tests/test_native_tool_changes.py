@@ -16,6 +16,9 @@ import pytest
 from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.context import model_context
+from dtl_notebook.live import Agent
+from dtl_notebook.live.emulator_input import View
+from dtl_notebook.live.policies import Action, Answer, Call
 from dtl_notebook.wire import WireRequest, build_request
 
 from .test_wire_support import canon, strip_cache_control
@@ -210,8 +213,26 @@ def test_hosted_search_offers_a_later_tool_the_model_can_see_and_call() -> None:
     assert all(ctx.segments.index(seg) > tools_end for seg in loaded)  # at the change
     entry = analyzer.add(request, at=1.0, context=ctx)
     assert entry.cache_break is None and entry.cached_tokens > 0
-    _call(s, "epsilon", "c1")
-    assert s.messages[-1].text == "epsilon v1: x" and not s.messages[-1].is_error
+    policy = CallIfVisible("epsilon")
+    step = Agent(s, *HOSTED[:2], policy=policy, **HOSTED[2]).run("Use epsilon.").steps[0]
+    assert policy.seen  # the emulated model sees it among its callable tools
+    assert step.results[0].text == "epsilon v1: x" and not step.results[0].is_error
+
+
+class CallIfVisible:
+    """An emulated model that calls a tool once, where its context offers the tool."""
+
+    name = "call-if-visible"
+
+    def __init__(self, tool: str) -> None:
+        self.tool, self.seen, self.done = tool, False, False
+
+    def decide(self, view: View) -> Action:
+        if self.done:
+            return Answer("done")
+        self.done = True
+        self.seen = self.tool in {t.name for t in view.callable_tools()}
+        return Call(self.tool, {"text": "x"}) if self.seen else Answer("not offered")
 
 
 def test_hosted_without_additional_tools_declares_a_later_tool_among_the_registered() -> None:
