@@ -66,9 +66,9 @@ CASES = [pytest.param(*m[:3], id=name) for name, m in MODES.items()]
 # native search declares every registered tool from the start, and there (by value, or
 # with additional_tools) every change is told in the messages: the tools never change
 FIXED_TOOLS = {"anthropic-native-bm25", "responses-hosted"}
-# that holds under OpenAI's hosted search for a tool registered mid-session and offered by a
-# change too (declared where the change happened, in additional_tools); Anthropic's server
-# search declares it among the registered tools (before versioned names declared at the end):
+# that holds under OpenAI's hosted search for a tool registered mid-session too, offered by a
+# change or not (declared where its registration was recorded, in additional_tools);
+# Anthropic's server search declares it among the registered tools (before versioned names declared at the end):
 # its rendered prompt leaves deferred definitions out until they are loaded, so only the
 # request bytes change there (wire/native_changes.py's growth note)
 GROWS_AMONG_REGISTERED = {m for m in MODES if m.startswith("anthropic-native")}
@@ -96,7 +96,9 @@ def _session() -> Session:
 
 ops = st.lists(
     st.tuples(
-        st.sampled_from(["remove", "readd", "redefine", "load", "call", "user", "offer"]),
+        st.sampled_from(
+            ["remove", "readd", "redefine", "load", "call", "user", "offer", "register"]
+        ),
         st.sampled_from(NAMES),
     ),
     min_size=1,
@@ -143,6 +145,11 @@ class Player:
             s.registry.register(fresh)
             s.set_active_tools([*(n for n in s.active_tools if n != name), fresh.name])
             self.registered.add(len(self.requests["chat"]))
+        elif op == "register":  # a new tool enters the registry only (an MCP server adds one)
+            s.assistant("Done.")
+            s.registry.register(_tool(f"{name}_reg{len(self.registered)}"))
+            s.user("Next task.")
+            self.registered.add(len(self.requests["chat"]))
         elif op == "call":
             self._call(name)
         elif op == "user":
@@ -177,6 +184,8 @@ def _shown(request: WireRequest) -> str:
 @example([("call", "delta"), ("load", "delta"), ("load", "alpha"), ("remove", "delta")])
 # a tool registered mid-session, offered by a swap, then redefined and withdrawn
 @example([("offer", "alpha"), ("call", "gamma"), ("redefine", "beta"), ("offer", "beta")])
+# tools only registered mid-session, one of them swapped in later
+@example([("register", "alpha"), ("call", "alpha"), ("register", "beta"), ("offer", "beta")])
 def test_each_request_extends_the_previous_one_through_tool_changes(steps: list) -> None:
     player = Player()
     player.session.user("Start.")
