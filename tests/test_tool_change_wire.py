@@ -68,9 +68,9 @@ CASES = [pytest.param(*m[:3], id=name) for name, m in MODES.items()]
 FIXED_TOOLS = {"anthropic-native-bm25", "responses-hosted"}
 # that holds under OpenAI's hosted search for a tool registered mid-session too, offered by a
 # change or not (declared where its registration was recorded, in additional_tools);
-# Anthropic's server search declares it among the registered tools (before versioned names declared at the end):
-# its rendered prompt leaves deferred definitions out until they are loaded, so only the
-# request bytes change there (wire/native_changes.py's growth note)
+# Anthropic's server search declares it among the registered tools (before versioned names
+# declared at the end): its rendered prompt leaves deferred definitions out until they are
+# loaded, so only the request bytes change there (wire/native_changes.py's growth note)
 GROWS_AMONG_REGISTERED = {m for m in MODES if m.startswith("anthropic-native")}
 
 
