@@ -14,8 +14,10 @@ from dtl_notebook import Session, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.errors import ArgumentTypeError, InvalidArgumentError
 from dtl_notebook.agent.mcp import McpConnection, McpError
+from dtl_notebook.live import Agent
 from dtl_notebook.wire import build_request
 
+from .test_native_tool_changes import CallIfVisible
 from .test_wire_support import strip_cache_control
 
 SERVER = [sys.executable, "-m", "dtl_notebook.demo.mcp_server"]
@@ -122,6 +124,56 @@ def test_native_search_keeps_the_declared_tools_through_list_changes(
     assert strip_cache_control(grown[:-1]) == strip_cache_control(before)
     assert grown[-1]["name"] == "reverse" and grown[-1]["defer_loading"] is True
     assert _call(s, "add", "c4", a=1, b=1).is_error  # withdrawn: refused locally
+
+
+def test_hosted_search_keeps_tools_fixed_through_a_removal_and_a_redefinition(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    """OpenAI's hosted search declares every registered tool, grouped by the server's
+    namespace: the server's removal and redefinition are told in the input (a developer
+    notice, the versioned definition in an additional_tools item), tools[] stays as it was."""
+    s, _ = stdio
+    s.activate(["echo", "add", "add_tool", "remove_tool", "redefine_echo"])
+    s.user("change the tools")
+    hosted = {"search": "hosted"}
+    before = build_request(s, "openai-responses", "gpt-5.6", **hosted).payload["tools"]
+    _call(s, "remove_tool", "c1", name="add")
+    _call(s, "redefine_echo", "c2")
+    changed = build_request(s, "openai-responses", "gpt-5.6", **hosted)
+    assert changed.payload["tools"] == before
+    item = changed.payload["input"][-1]
+    assert item["type"] == "additional_tools" and item["tools"][0]["name"] == "echo__v2"
+    assert _call(s, "add", "c3", a=1, b=1).is_error  # withdrawn: refused locally
+
+
+def test_hosted_search_keeps_tools_fixed_when_the_server_adds_a_tool(
+    stdio: tuple[Session, McpConnection],
+) -> None:
+    """A tool the server adds mid-session is recorded as registered where the list changed:
+    hosted search declares it there (an additional_tools item), tools[] stays byte-identical,
+    and the model can call it."""
+    s, _ = stdio
+    s.activate(["echo", "add_tool"])
+    s.user("add a tool")
+    hosted = {"search": "hosted"}
+    before = build_request(s, "openai-responses", "gpt-5.6", **hosted)
+    _call(s, "add_tool", "c1", name="reverse")
+    registration = s.messages[-1]
+    assert isinstance(registration, SystemUpdate)
+    assert registration.tools_registered == ["reverse"] and not registration.tools_added
+    after = build_request(s, "openai-responses", "gpt-5.6", **hosted)
+    assert after.payload["tools"] == before.payload["tools"]
+    head = len(before.payload["input"])
+    assert after.payload["input"][:head] == before.payload["input"]
+    item = after.payload["input"][-1]
+    assert item["type"] == "additional_tools"
+    assert [t["name"] for t in item["tools"]] == ["reverse"]
+    policy = CallIfVisible("reverse", {"text": "abc"})
+    agent = Agent(s, "openai-responses", "gpt-5.6", policy=policy, **hosted)
+    steps = agent.run("Reverse abc.").steps
+    assert policy.seen and steps[0].results[0].text == "cba" and not steps[0].results[0].is_error
+    assert "reverse" in s.active_tools  # loaded where registered, activated when called
+    assert all(step.request.payload["tools"] == before.payload["tools"] for step in steps)
 
 
 def test_a_killed_server_gives_a_clear_error_and_a_usable_session(

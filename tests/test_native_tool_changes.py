@@ -13,9 +13,12 @@ from typing import Any
 
 import pytest
 
-from dtl_notebook import Session, Tool, ToolCall
+from dtl_notebook import Session, SystemUpdate, Tool, ToolCall
 from dtl_notebook.cache import CacheAnalyzer
 from dtl_notebook.context import model_context
+from dtl_notebook.live import Agent
+from dtl_notebook.live.emulator_input import View
+from dtl_notebook.live.policies import Action, Answer, Call
 from dtl_notebook.wire import WireRequest, build_request
 
 from .test_wire_support import canon, strip_cache_control
@@ -172,12 +175,156 @@ def test_the_model_context_and_the_analyzer_read_the_changes(case: Any) -> None:
     assert all(c.actual_tokens < c.naive_tokens for c in entry.change_savings)
 
 
-def test_hosted_search_declares_a_newly_offered_tool_once_and_says_it_misses() -> None:
-    s = _session()
-    before = _build(s, HOSTED).payload["tools"]
+def _offer_epsilon(s: Session) -> None:
+    """A tool registered mid-session, offered by a change (a swap: beta out, epsilon in)."""
     s.registry.register(_tool("epsilon"))
     s.set_active_tools(["tool_search", "alpha", "epsilon"])
+
+
+def test_hosted_search_declares_a_tool_offered_later_where_the_change_happened() -> None:
+    s = _session()
+    before = _build(s, HOSTED)
+    _offer_epsilon(s)
     after = _build(s, HOSTED)
+    assert _tools(after) == _tools(before)  # epsilon is not among the registered tools
+    notice, item = after.payload["input"][-2:]
+    assert "Tools available from here on: epsilon" in notice["content"]
+    assert item["type"] == "additional_tools" and item["role"] == "developer"
+    assert [(t["name"], t.get("defer_loading")) for t in item["tools"]] == [("epsilon", None)]
+    assert [lp.kind for lp in after.load_points] == ["removal"]  # the swap: one change
+    assert not any("cache miss" in n for n in after.notes)
+    s.assistant("Ok.")
+    s.user("Again.")
+    later = _build(s, HOSTED)  # it stays out of tools[], declared once in the history
+    assert _tools(later) == _tools(before)
+    assert str(later.payload["input"]).count("'additional_tools'") == 1
+
+
+def test_hosted_search_offers_a_later_tool_the_model_can_see_and_call() -> None:
+    s = _session(LONG)
+    analyzer = CacheAnalyzer("openai-responses")
+    analyzer.add(_build(s, HOSTED), at=0.0)
+    _offer_epsilon(s)
+    request = _build(s, HOSTED)
+    ctx = model_context(request)
+    loaded = [seg for seg in ctx.segments if seg.kind == "loaded_schema"]
+    assert any('"epsilon"' in seg.text for seg in loaded)
+    tools_end = max(i for i, seg in enumerate(ctx.segments) if seg.kind == "tool_schema")
+    assert all(ctx.segments.index(seg) > tools_end for seg in loaded)  # at the change
+    entry = analyzer.add(request, at=1.0, context=ctx)
+    assert entry.cache_break is None and entry.cached_tokens > 0
+    policy = CallIfVisible("epsilon")
+    step = Agent(s, *HOSTED[:2], policy=policy, **HOSTED[2]).run("Use epsilon.").steps[0]
+    assert policy.seen  # the emulated model sees it among its callable tools
+    assert step.results[0].text == "epsilon v1: x" and not step.results[0].is_error
+
+
+class CallIfVisible:
+    """An emulated model that calls a tool once, where its context offers the tool."""
+
+    name = "call-if-visible"
+
+    def __init__(self, tool: str, arguments: dict[str, Any] | None = None) -> None:
+        self.tool, self.seen, self.done = tool, False, False
+        self.arguments = arguments if arguments is not None else {"text": "x"}
+
+    def decide(self, view: View) -> Action:
+        if self.done:
+            return Answer("done")
+        self.done = True
+        self.seen = self.tool in {t.name for t in view.callable_tools()}
+        return Call(self.tool, self.arguments) if self.seen else Answer("not offered")
+
+
+def test_hosted_keeps_a_tool_registered_at_the_start_in_tools_when_a_change_offers_it() -> None:
+    s = _session()  # gamma: registered from the start, declared deferred in tools[]
+    before = _build(s, HOSTED)
+    s.set_active_tools(["tool_search", "alpha", "gamma"])  # a swap: beta out, gamma in
+    after = _build(s, HOSTED)
+    assert _tools(after) == _tools(before)
+    assert "additional_tools" not in str(after.payload["input"])  # no second declaration
+    assert "Tools available from here on: gamma" in after.payload["input"][-1]["content"]
+
+
+def _register_epsilon(s: Session) -> None:
+    """A tool registered mid-session and nothing else: recorded at the next turn boundary."""
+    s.assistant("Ok.")
+    s.registry.register(_tool("epsilon"))
+    s.user("Use epsilon.")
+
+
+def test_hosted_declares_a_tool_registered_mid_session_where_it_was_recorded() -> None:
+    s = _session(LONG)
+    analyzer = CacheAnalyzer("openai-responses")
+    before = _build(s, HOSTED)
+    analyzer.add(before, at=0.0)
+    _register_epsilon(s)
+    update = s.messages[-2]
+    assert isinstance(update, SystemUpdate) and update.tools_registered == ["epsilon"]
+    assert not update.tools_added and "epsilon" not in s.active_tools  # searchable, not offered
+    after = _build(s, HOSTED)
+    assert _tools(after) == _tools(before)
+    head = len(before.payload["input"])
+    assert canon(after.payload["input"][:head]) == canon(before.payload["input"])
+    item = after.payload["input"][-2]  # where the registration was recorded, before the turn
+    assert item["type"] == "additional_tools" and item["role"] == "developer"
+    assert [(t["name"], t.get("defer_loading")) for t in item["tools"]] == [("epsilon", None)]
+    assert [(lp.kind, lp.tools) for lp in after.load_points] == [("load", ["epsilon"])]
+    entry = analyzer.add(after, at=1.0, context=model_context(after))
+    assert entry.cache_break is None and entry.cached_tokens > 0
+    policy = CallIfVisible("epsilon")
+    step = Agent(s, *HOSTED[:2], policy=policy, **HOSTED[2]).run("Again.").steps[0]
+    assert policy.seen  # loaded at the registration: the emulated model may call it
+    assert step.results[0].text == "epsilon v1: x" and not step.results[0].is_error
+
+
+CLIENT_CASES = {
+    "anthropic": ("anthropic", "claude-opus-4-8", {}),
+    "anthropic-native": BY_VALUE,
+    "responses": ("openai-responses", "gpt-5.6", {}),
+    "responses-native-client": ("openai-responses", "gpt-5.6", {"search": "native-client"}),
+    "hosted-without-additional-tools": (
+        "openai-responses",
+        "gpt-5.6",
+        {"search": "hosted", "profile": {"additional_tools": False}},
+    ),
+    "chat": ("openai-chat", "gpt-5.4", {}),
+    "kimi": ("kimi", "kimi-k2", {}),
+}
+
+
+@pytest.mark.parametrize("case", list(CLIENT_CASES.values()), ids=list(CLIENT_CASES))
+def test_a_registration_only_update_writes_nothing_elsewhere(case: Any) -> None:
+    """Every other provider and mode sends the same history as a session that registered
+    nothing; client search sends the same request (its tool_search finds the new tool)."""
+    s, plain = _session(), _session()
+    before = _build(s, case)
+    _register_epsilon(s)
+    plain.assistant("Ok.")
+    plain.user("Use epsilon.")
+    after, control = _build(s, case), _build(plain, case)
+    history = "messages" if "messages" in after.payload else "input"
+    assert canon(strip_cache_control(after.payload[history])) == canon(
+        strip_cache_control(control.payload[history])
+    )
+    kept = strip_cache_control(before.payload[history])
+    assert canon(strip_cache_control(after.payload[history])[: len(kept)]) == canon(kept)
+    if case[2].get("search") is None:  # client search: nothing else changes either
+        assert canon(strip_cache_control(after.payload)) == canon(
+            strip_cache_control(control.payload)
+        )
+
+
+def test_hosted_without_additional_tools_declares_a_later_tool_among_the_registered() -> None:
+    s = _session()
+    case = (
+        "openai-responses",
+        "gpt-5.6",
+        {"search": "hosted", "profile": {"additional_tools": False}},
+    )
+    before = _build(s, case).payload["tools"]
+    _offer_epsilon(s)
+    after = _build(s, case)
     tools = after.payload["tools"]
     # the registered tools, epsilon after them (deferred), then the hosted search
     assert canon(strip_cache_control(tools[:-2])) == canon(strip_cache_control(before[:-1]))

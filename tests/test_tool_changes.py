@@ -190,3 +190,59 @@ def test_the_fold_matches_a_plain_replay_and_withdrawn_tools_are_refused(
     loaded = session_from_dict(Session, data)
     assert loaded.to_dict() == data
     assert all(loaded.visible_tools(p) == expected for p, expected in seen.items())
+
+
+def test_a_tool_registered_mid_session_is_recorded_at_the_next_turn_boundary() -> None:
+    s = Session(system="Be brief.", tools=[_tool("a")])
+    s.registry.register(_tool("early"))  # before the first message: an initial tool
+    s.user("hi")
+    assert not any(getattr(m, "tools_registered", None) for m in s.messages)
+    start = len(s.messages)
+    s.assistant(tool_calls=[ToolCall(id="c1", name="tool_search", arguments={"query": "qqq"})])
+    s.registry.register(_tool("late"))
+    assert len(s.messages) == start + 1  # a call waits for its result: nothing between them
+    s.execute(s.pending_calls()[0])
+    update = s.messages[-1]
+    assert isinstance(update, SystemUpdate) and update.tools_registered == ["late"]
+    assert (update.tools_added, update.tools_removed, update.sections) == ([], [], {})
+    assert "late" not in s.visible_tools()  # registered: searchable, not offered
+    assert s.timeline().registered == {"late": len(s.messages) - 1}
+    s.registry.unregister("late")
+    s.registry.register(_tool("late"))  # back again: its registration is already recorded
+    s.assistant("ok")
+    s.user("more")
+    assert sum(bool(getattr(m, "tools_registered", None)) for m in s.messages) == 1
+
+
+def test_a_registration_rides_on_the_change_made_at_the_same_boundary() -> None:
+    s = _session()
+    s.registry.register(_tool("d"))
+    s.set_active_tools(["tool_search", "a", "d"])  # b out, d in
+    update = s.messages[-1]
+    assert isinstance(update, SystemUpdate)
+    assert (update.tools_registered, update.tools_removed) == (["d"], ["b"])
+    assert [t.name for t in update.tools_added] == ["d"]
+
+
+def test_registrations_round_trip_and_a_loaded_session_records_none(tmp_path: Path) -> None:
+    s = _session()
+    s.registry.register(_tool("d"))
+    s.record_registrations()
+    assert s.messages[-1] == SystemUpdate(tools_registered=["d"])
+    s.user("next")
+    path, again = tmp_path / "s.json", tmp_path / "again.json"
+    s.save(path)
+    loaded = Session.load(path)
+    assert list(loaded.messages) == list(s.messages)  # loading registers, records nothing
+    assert loaded.timeline().registered == s.timeline().registered
+    loaded.user("after loading")
+    assert sum(bool(getattr(m, "tools_registered", None)) for m in loaded.messages) == 1
+    Session.load(path).save(again)
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_updates_without_registrations_serialize_as_before() -> None:
+    data = MESSAGES.dump_python([SystemUpdate(tools_removed=["a"])], mode="json", exclude_none=True)
+    assert data == [{"role": "system", "sections": {}, "tools_removed": ["a"]}]
+    with pytest.raises(ValueError, match="'x' is registered twice"):
+        SystemUpdate(tools_registered=["x", "x"])

@@ -13,7 +13,9 @@ structured content as JSON; `isError`, a dead server, a timeout or a garbled ans
 applied at the next turn boundary (the next `user()`, or the end of a tool run), never in the
 middle of one. `refresh()` fetches now, and applies now unless a tool run is in progress. A tool
 the model can see that the server withdraws or changes is recorded as a `SystemUpdate`; a new
-tool only enters the registry.
+tool enters the registry (searchable, not offered) and is recorded as registered there
+(`SystemUpdate.tools_registered`), so a native search declares it from that point on and the
+tools declared before stay as they were.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class ToolHost(Protocol):
     def set_active_tools(self, names: Iterable[str]) -> None: ...
     def redefine_tool(self, tool: Tool) -> Tool: ...
     def between_turns(self) -> bool: ...
+    def record_registrations(self) -> None: ...
 
 
 class McpConnection:
@@ -106,6 +109,7 @@ class McpConnection:
         self._listing = self._wait(self._link.list_tools(), "tools/list")
         if self.session.between_turns():
             self.apply_pending()
+            self.session.record_registrations()
 
     def apply_pending(self) -> None:
         """Bring the registry in line with the server (called by the session between turns)."""

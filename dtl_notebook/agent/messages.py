@@ -14,6 +14,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     TypeAdapter,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -166,7 +167,9 @@ class SystemUpdate(_Model):
 
     `tools_removed` names the tools withdrawn from here on; `tools_added` holds the definitions
     offered from here on, as snapshots (later registry edits do not change history). Removals
-    apply before additions, so a name in both is a redefinition. The tool fields are left out of
+    apply before additions, so a name in both is a redefinition. `tools_registered` names the
+    tools that entered the session's registry here (searchable, not offered: a native search
+    declares them from here on, and no other request changes). The tool fields are left out of
     the saved form while empty, so updates written before they existed read and write the same.
     """
 
@@ -174,6 +177,7 @@ class SystemUpdate(_Model):
     sections: dict[str, str | None] = Field(default_factory=dict)
     tools_added: list[ToolSpec] = Field(default_factory=list)
     tools_removed: list[str] = Field(default_factory=list)
+    tools_registered: list[str] = Field(default_factory=list)
 
     @field_validator("sections")
     @classmethod
@@ -193,18 +197,19 @@ class SystemUpdate(_Model):
             raise ValueError(f"tool {twice[0]!r} is added twice in one update")
         return [t.spec() for t in tools]  # a snapshot of the definition, never a callable
 
-    @field_validator("tools_removed")
+    @field_validator("tools_removed", "tools_registered")
     @classmethod
-    def _removed_once(cls, names: list[str]) -> list[str]:
+    def _named_once(cls, names: list[str], info: ValidationInfo) -> list[str]:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise ValueError(f"tool {twice[0]!r} is removed twice in one update")
+            what = "removed" if info.field_name == "tools_removed" else "registered"
+            raise ValueError(f"tool {twice[0]!r} is {what} twice in one update")
         return names
 
     @model_serializer(mode="wrap")
     def _omit_empty_tool_changes(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for name in ("tools_added", "tools_removed"):
+        for name in ("tools_added", "tools_removed", "tools_registered"):
             if not data.get(name, True):
                 del data[name]
         return data

@@ -95,6 +95,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         self._timeline = ToolTimeline()
         self._initial_specs: dict[str, ToolSpec] = {}
         self._declared_order: list[str] = []
+        self._registered_seen = 0  # registry arrivals recorded (all before the first message)
         self._sources: list[ToolSource] = []  # e.g. MCP connections, synced between turns
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
@@ -174,6 +175,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
             raise checks.type_error("content", "a non-empty string or list of parts", content)
         message = UserMessage(content=parts(content))
         self._check(message)
+        self._mark_start()
         self._sync_sources()
         self._anchor_queued()
         self._sync_prompt()
@@ -214,6 +216,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
                 message,
             )
         self._check(message)
+        self._mark_start()
         self.messages.append(message)
         if isinstance(message, AssistantMessage) and message.tool_calls:
             self._called = (message, frozenset(self._active))

@@ -7,6 +7,11 @@ for its result, otherwise queued and appended right after the last result of the
 it never sits between a call and its result. Inside a tool's own run (`execute`) a change is
 recorded on that tool's result instead (a marker, or `non_append_change`).
 
+A tool that enters the registry after the first message (registered by hand, or by an MCP
+server whose list changed) is recorded the same way, at the next turn boundary, as a
+`SystemUpdate.tools_registered` (with the changes queued there, if any): a native search
+declares it from that point on instead of among the tools registered at the start.
+
 `tool_search` cannot be removed with `remove_tools`: it is how the model reaches every deferred
 tool (a session without it is built with `search=None`). `set_active_tools` still replaces the
 whole set, tool_search included, and records the removal.
@@ -41,6 +46,7 @@ class ToolSetChanges:
     # the declaration order frozen at the first removal (empty before): a withdrawn tool keeps
     # its place in the declared list, so request builders never reorder what was declared
     _declared_order: list[str]
+    _registered_seen: int  # how many of the registry's arrivals are recorded (or initial)
 
     if TYPE_CHECKING:
 
@@ -112,6 +118,7 @@ class ToolSetChanges:
         self._active = wanted
         self._declared_order = order
         self._queued = []
+        self._registered_seen = len(self.registry.arrivals)  # the restored state records them
 
     @property
     def declared_order(self) -> list[str]:
@@ -238,11 +245,49 @@ class ToolSetChanges:
         self._queued.append(SystemUpdate(tools_removed=removed, tools_added=added))
         self._anchor_queued()
 
+    def record_registrations(self) -> None:
+        """Record the tools registered since the last turn boundary now, if no tool call is
+        waiting for its result (otherwise at the end of the tool run)."""
+        self._anchor_queued()
+
+    def _mark_start(self) -> None:
+        """Before the first message: every tool registered so far is an initial one."""
+        if not self.messages:
+            self._registered_seen = len(self.registry.arrivals)
+
+    def _new_registrations(self) -> list[str]:
+        """The tools that entered the registry since the last boundary and no message records
+        yet (only the new arrivals are read, so a boundary costs what it adds)."""
+        arrivals = self.registry.arrivals
+        if self._registered_seen >= len(arrivals):
+            return []
+        new, self._registered_seen = arrivals[self._registered_seen :], len(arrivals)
+        if not self.messages:
+            return []
+        timeline = self.timeline()
+        return [
+            n
+            for n in new
+            if n in self.registry
+            and n != TOOL_SEARCH
+            and n not in timeline.registered
+            and n not in self._initial_specs
+            and not timeline.events(n)
+        ]
+
     def _anchor_queued(self) -> None:
-        """Append the queued updates if no tool call is waiting for its result."""
-        if not self._queued or self._running or self.pending_calls():
+        """Append the queued updates, and a record of the tools registered since the last
+        boundary, if no tool call is waiting for its result."""
+        arrived = self._registered_seen < len(self.registry.arrivals)
+        if not (self._queued or arrived) or self._running or self.pending_calls():
             return
+        registered = self._new_registrations()
         queued, self._queued = self._queued, []
+        if registered:  # recorded before the changes: one of them may offer the new tool
+            first = queued[0] if queued else SystemUpdate()
+            queued[:1] = [first.model_copy(update={"tools_registered": registered})]
+        if not queued:
+            return
         patch = diff_sections(self.held_sections(), self.desired_sections())
         for i, update in enumerate(queued):
             if i == len(queued) - 1 and patch:

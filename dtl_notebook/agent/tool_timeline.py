@@ -6,6 +6,9 @@ Three kinds of message change the set, each from the message after it on:
 - a `ToolResultMessage` marker (`added_tool_names`, with `added_tools` snapshots);
 - a `ToolResultMessage.non_append_change` (a swap made inside a tool run).
 
+A `SystemUpdate.tools_registered` changes no visibility: it records where a tool entered the
+registry after the start (`registered`).
+
 A tool with no change recorded anywhere is visible from the start if it is active now (it
 entered by an append outside a tool run, which records nothing: the request builders declare it
 in the prefix). A tool whose first change is a removal was visible from the start.
@@ -17,7 +20,7 @@ unchanged), so each new message costs what it adds.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dtl_notebook.agent.messages import Message, SystemUpdate, ToolResultMessage
@@ -65,6 +68,7 @@ class ToolTimeline:
         self._events: dict[str, list[ToolEvent]] = {}
         self._positions: dict[str, list[int]] = {}
         self._log: list[ToolEvent] = []  # every event, in transcript order
+        self._registered: dict[str, int] = {}  # name -> where it entered the registry
         self.version = 0  # bumped whenever the fold changes
         # what layers above derived from this fold, each stamped with the version it read
         self.derived: dict[str, tuple[object, object]] = {}
@@ -76,15 +80,29 @@ class ToolTimeline:
         if not grown or self._seen > len(messages):
             if self._log:
                 self.version += 1
+            if self._registered:
+                self.version += 1
             self._events, self._positions, self._log, self._seen = {}, {}, [], 0
+            self._registered = {}
         for position in range(self._seen, len(messages)):
-            for event in message_events(messages[position], position):
+            message = messages[position]
+            if isinstance(message, SystemUpdate) and message.tools_registered:
+                for name in message.tools_registered:
+                    self._registered.setdefault(name, position)
+                self.version += 1
+            for event in message_events(message, position):
                 self._events.setdefault(event.name, []).append(event)
                 self._positions.setdefault(event.name, []).append(event.position)
                 self._log.append(event)
                 self.version += 1
         self._source, self._rewrites, self._seen = messages, rewrites, len(messages)
         return self
+
+    @property
+    def registered(self) -> Mapping[str, int]:
+        """The names that entered the registry after the start -> the message recording it
+        (shared: read, never edit)."""
+        return self._registered
 
     def names(self) -> list[str]:
         """Every name some message changed, in order of its first change."""

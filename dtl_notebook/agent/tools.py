@@ -147,6 +147,10 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self.version = 0  # bumped on every change, so indexes know when to rebuild
+        # each name the first time it is registered, in order (a session records the ones
+        # that arrive after its first message)
+        self.arrivals: list[str] = []
+        self._ever: set[str] = set()
         for tool in tools:
             self.register(tool)
 
@@ -160,6 +164,9 @@ class ToolRegistry:
             )
         self._tools[tool.name] = tool
         self.version += 1
+        if tool.name not in self._ever:
+            self._ever.add(tool.name)
+            self.arrivals.append(tool.name)
         return tool
 
     def unregister(self, name: str) -> Tool:

@@ -11,7 +11,7 @@ from typing import Any
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.bridge import enable_bridge
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.messages import ToolResultMessage
+from dtl_notebook.agent.messages import ToolCall, ToolResultMessage
 from dtl_notebook.agent.secrets import masked_cause
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
@@ -190,6 +190,26 @@ class Agent:
                 return {"previous_response_id": step.response["id"]}
         return {"previous_response_id": None}
 
+    def _activate_registered(self, request: WireRequest, calls: list[ToolCall]) -> None:
+        """Activate the called tools that the request loaded where their registration was
+        recorded (hosted search declares a tool registered mid-session there, callable), as
+        one the provider's search loaded; a tool a change touched keeps its own history."""
+        if not calls:
+            return
+        session = self.session
+        timeline = session.timeline()
+        loaded = {n for lp in request.load_points if lp.kind == "load" for n in lp.tools}
+        names = [
+            c.name
+            for c in calls
+            if c.name in loaded
+            and c.name in timeline.registered
+            and c.name in session.registry
+            and not timeline.events(c.name)
+        ]
+        if names:
+            session.activate(names)
+
     def use_transport(self, transport: Transport) -> None:
         """Send the next requests through another transport (emulator, live, replay); a
         recording goes on, into the same file."""
@@ -266,6 +286,7 @@ class Agent:
                     n for n in reply.loaded_tool_names if n in self.session.registry
                 )
             calls = reply.message.tool_calls
+            self._activate_registered(request, calls)
             if calls:
                 step.results = [self.session.execute(call) for call in calls]
             self._emit(AgentEvent("step", text, step=step), on_step)

@@ -163,6 +163,9 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
     elif isinstance(message, SystemUpdate):
         label = "system update"
         body = esc(", ".join(message.sections))
+        if message.tools_registered:  # searchable from here on, not offered
+            registered = "registered: " + ", ".join(message.tools_registered)
+            body = f"{body}<br>{esc(registered)}" if body else esc(registered)
     style = ' style="border-left:3px solid rgba(255, 190, 40, .9)"' if marked else ""
     number = f'<span class="dtl-muted">#{i}</span>'
     return f'<div class="dtl-row"{style}>{number} {badge(label)} {body}</div>'

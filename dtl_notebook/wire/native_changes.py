@@ -13,7 +13,9 @@ After a tool change the declared list must stay what earlier requests sent:
   end, with its first definition, so earlier references to it still resolve.
 
 What cannot be kept: a tool registered after earlier requests is declared where the registry
-puts it, after the tools registered before it (`growth_note` says what that costs). Anthropic
+puts it, after the tools registered before it (`growth_note` says what that costs), except under
+OpenAI's hosted search with `additional_tools` items, which declares it where its registration
+was recorded (`SystemUpdate.tools_registered`) and leaves tools[] as it was. Anthropic
 keeps a deferred definition out of the rendered prompt until its search loads it
 (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool), so the
 cached prompt is expected to hold there while the request's `tools` bytes change; OpenAI shows

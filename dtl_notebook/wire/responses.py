@@ -198,8 +198,9 @@ class _Builder:
         if change is None:
             return
         fresh = [a for a in change.added if a.new]
-        if self.search == "hosted":  # a first definition is declared among the registered
-            fresh = [a for a in fresh if a.version > 1 and self.profile.additional_tools]
+        if self.search == "hosted":  # first definitions are declared among the registered
+            # tools, or (registered later) where the registration was recorded
+            fresh = [a for a in fresh if a.version > 1] if self.profile.additional_tools else []
         lines = notice(change, aliased=True)
         if lines:
             text = update_text(None, lines)
@@ -216,6 +217,32 @@ class _Builder:
         self.load_points.append(
             LoadPoint(index, change.names, f"input.{len(self.input) - 1}", change.kind)
         )
+
+    def registration(self, index: int, message: SystemUpdate) -> None:
+        """Under hosted search, the tools that entered the registry here, declared in an
+        `additional_tools` item (loaded: callable from here on, a load point) instead of among
+        the tools registered at the start, so tools[] stays what earlier requests sent."""
+        later = self._registered_later()
+        specs = []
+        for name in message.tools_registered:
+            spec = self.tool_changes.first.get(name)
+            if spec is None and name in self.registry:
+                spec = self.registry[name]
+            if name in later and spec is not None:
+                specs.append(spec)
+        if specs:
+            item = {"type": "additional_tools", "role": "developer"}
+            self.input.append({**item, "tools": [function_json(t) for t in specs]})
+            path = f"input.{len(self.input) - 1}"
+            change = self.tool_changes.changes.get(index)
+            offered = {a.name for a in change.added} if change is not None else set()
+            last = self.load_points[-1] if self.load_points else None
+            if offered and last is not None and last.message_index == index:
+                # the change offering them: its definitions are here
+                self.load_points[-1] = replace(last, path=path)
+            loads = [t.name for t in specs if t.name not in offered]
+            if loads:  # only registered: loaded here, as a search would load them
+                self.load_points.append(LoadPoint(index, loads, path))
 
     def allowed_tools(self, tools: list[JSON]) -> JSON | None:
         """`tool_choice` restricting calls to the visible tools, where a declared tool is
@@ -270,17 +297,24 @@ class _Builder:
             immediate = [t for t in changes.initial if t.name not in self.plan.split.deferred]
         # a tool the hosted search loaded stays deferred when the session activates it
         loaded = _HOSTED_LOADED.scan(self.plan)  # resumed over the grown transcript
-        shown = {t.name for t in immediate if t.name != TOOL_SEARCH and t.name not in loaded}
+        # a tool registered after the start is declared where its registration was recorded
+        # (an additional_tools item), so the registry growing leaves tools[] as it was
+        later = self._registered_later()
+        shown = {
+            t.name
+            for t in immediate
+            if t.name != TOOL_SEARCH and t.name not in loaded and t.name not in later
+        }
         shown_tools = [t for t in immediate if t.name in shown]
         if not changes.changes:
             return [
-                *_hosted_items(self.registry, shown_tools, self.namespaces),
+                *_hosted_items(self.registry, shown_tools, self.namespaces, None, later),
                 {"type": "tool_search"},
             ]
-        left_out = shown | {TOOL_SEARCH}
+        left_out = shown | later | {TOOL_SEARCH}
         # a redefined tool loaded at a marker: its first definition is that load's snapshot
         replaced = pinned(changes, left_out, lambda name: None)
-        note = growth_note(changes, PROVIDER)
+        note = growth_note(changes, PROVIDER) if not self._hosts_registrations() else None
         if note:
             self.notes.append(note)
         kept = kept_declared(changes, self.registry, left_out)
@@ -293,8 +327,21 @@ class _Builder:
                 f"{[t.name for t in versioned]} are declared at the end of tools[] (tool prefix "
                 "changes: cache miss from there)"
             )
-        items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced)
+        items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced, later)
         return [*items, {"type": "tool_search"}, *tail]
+
+    def _hosts_registrations(self) -> bool:
+        """Whether tools registered after the start are declared where their registration was
+        recorded (hosted search with additional_tools items) rather than in tools[]."""
+        return (
+            self.search == "hosted"
+            and self.load_mode == "additional_tools"
+            and self.profile.additional_tools
+        )
+
+    def _registered_later(self) -> frozenset[str]:
+        """The names `_hosts_registrations` keeps out of tools[] (none where it does not)."""
+        return self.tool_changes.registered if self._hosts_registrations() else frozenset()
 
     def call(self, call: ToolCall, index: int) -> JSON:
         if self.search == "native-client" and call.name == TOOL_SEARCH:
@@ -424,6 +471,8 @@ class _Builder:
                     text = render_patch(dict(message.sections))
                     self.input.append({"role": "developer", "content": text})
                 self.change(index)
+                if message.tools_registered:  # after the notice of a change offering them
+                    self.registration(index, message)
             elif isinstance(message, UserMessage):
                 self.input.append({"role": "user", "content": _user_content(message.content)})
             elif isinstance(message, AssistantMessage):
@@ -469,11 +518,12 @@ def _hosted_items(
     shown_tools: list[ToolSpec],
     namespaces: dict[str, str],
     replaced: dict[str, ToolSpec] | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> list[JSON]:
     """The shown tools, then every other registered one deferred (a name in `replaced` with
-    that definition: the one it was first declared with), grouped by namespace: made once per
-    registry version, shown tools, replacements and namespace descriptions, and shared
-    (frozen)."""
+    that definition: the one it was first declared with; one in `left_out` not at all),
+    grouped by namespace: made once per registry version, shown tools, replacements, names
+    left out and namespace descriptions, and shared (frozen)."""
     replaced = replaced or {}
     key = (
         id(registry),
@@ -481,11 +531,12 @@ def _hosted_items(
         tuple(map(id, shown_tools)),
         tuple(sorted(namespaces.items())),
         tuple((name, id(tool)) for name, tool in replaced.items()),
+        left_out,
     )
     found = _HOSTED_ITEMS.get(key) if active() else None
     if found is not None:
         return list(found[1])
-    tools = _hosted_groups(registry, shown_tools, namespaces, replaced)
+    tools = _hosted_groups(registry, shown_tools, namespaces, replaced, left_out)
     if active() and all(type(item) is FrozenDict for item in tools):
         _HOSTED_ITEMS.put_held(key, [registry, *shown_tools, *replaced.values()], tools)
     return tools
@@ -502,8 +553,9 @@ def _hosted_groups(
     shown_tools: list[ToolSpec],
     namespaces: dict[str, str],
     replaced: dict[str, ToolSpec],
+    left_out: frozenset[str],
 ) -> list[JSON]:
-    hidden = {t.name for t in shown_tools} | {TOOL_SEARCH}
+    hidden = {t.name for t in shown_tools} | left_out | {TOOL_SEARCH}
     deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
     if replaced:
         deferred = [replaced.get(t.name, t) for t in deferred]

@@ -82,6 +82,8 @@ class ToolChanges:
     # every declaration after the start, in transcript order: the name it is declared under
     # (versioned for a redefinition) and its definition; markers' loads included
     later: list[tuple[str, ToolSpec]] = field(default_factory=list)
+    # the names that entered the registry after the start (`SystemUpdate.tools_registered`)
+    registered: frozenset[str] = frozenset()
     # real name -> [(message index from which on, the versioned name in force)]
     _versions_at: dict[str, list[tuple[int, str]]] = field(default_factory=dict)
 
@@ -230,6 +232,7 @@ def _fold(
         out.changes[event.position] = entry
     out.changes = {i: c for i, c in out.changes.items() if c.removed or c.added}
     out.first = {n: v[0] for n, v in versions.items() if v}
+    out.registered = frozenset(timeline.registered)
     out.visible = timeline.visible_at(len(messages), current_set)
     out.withdrawn = [n for n in versions if n not in out.visible]
     return out
