@@ -23,14 +23,14 @@ from dtl_notebook.live.transport import (
     TRANSPORTS,
     Transport,
     TransportName,
+    checked_transport,
     emulator_transport,
     live_transport,
     redact,
 )
 from dtl_notebook.live.warmup import warm_up
 from dtl_notebook.wire import Reply, WireRequest, build_request, parse_response
-from dtl_notebook.wire.modes import check_modes
-from dtl_notebook.wire.profiles import check_profile_overrides, profile_for
+from dtl_notebook.wire.arguments import check_provider_options
 
 
 class TurnError(DtlError, RuntimeError):
@@ -124,7 +124,7 @@ class Agent:
     ) -> None:
         if not isinstance(session, Session):
             raise checks.type_error("session", "a Session", session)
-        _check_options(provider, model, options)  # fail early on bad input
+        check_provider_options(provider, model, options)  # fail early on bad input
         checks.positive_int(max_steps, "max_steps")
         if record is not None and not isinstance(record, str | Path):
             raise checks.type_error("record", "a file path (str or Path) or None", record)
@@ -140,7 +140,7 @@ class Agent:
         elif isinstance(transport, str):
             raise checks.unknown_value("transport", transport, (*TRANSPORTS, "a Transport"))
         else:
-            self._connect(_checked_transport(transport))
+            self._connect(checked_transport(transport))
         self.policy, self.api_key, self.base_url = policy, api_key, base_url
         self.steps: list[Step] = []
         self.turns = 0
@@ -165,7 +165,7 @@ class Agent:
                 f"cannot switch provider on a {self.transport.name!r} transport; "
                 "only 'emulator' and 'live' agents switch"
             )
-        _check_options(provider, model, options)
+        check_provider_options(provider, model, options)
         if options.get("load_mode") == "bridge":
             enable_bridge(self.session)
         if self.transport.name == "emulator":
@@ -213,7 +213,7 @@ class Agent:
     def use_transport(self, transport: Transport) -> None:
         """Send the next requests through another transport (emulator, live, replay); a
         recording goes on, into the same file."""
-        self._connect(_checked_transport(transport))
+        self._connect(checked_transport(transport))
 
     def _connect(self, transport: Transport) -> None:
         """Send through `transport`, recorded when this agent records."""
@@ -293,23 +293,3 @@ class Agent:
             if not calls:
                 return TurnResult(reply.message.text, steps)
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")
-
-
-def _check_options(provider: str, model: str, options: dict[str, Any]) -> None:
-    """The provider, its search and load modes (the one cross-field check) and the profile."""
-    check_modes(provider, options.get("search"), options.get("load_mode"))
-    profile = options.get("profile")
-    if profile is not None:
-        check_profile_overrides(checks.mapping(profile, "profile"))
-    profile_for(provider, model, **(profile or {}))
-
-
-def _checked_transport(transport: Any) -> Transport:
-    if not (
-        callable(getattr(transport, "send", None))
-        and isinstance(getattr(transport, "name", None), str)
-    ):
-        raise checks.type_error(
-            "transport", "'emulator', 'live' or a Transport (with .name and .send)", transport
-        )
-    return transport  # type: ignore[no-any-return]

@@ -10,6 +10,7 @@ import httpx2
 import openai
 import pydantic_core
 
+from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
 from dtl_notebook.live.emulator import Emulator
@@ -167,3 +168,15 @@ def live_transport(
     if provider == "kimi" and not base_url:
         base_url = KIMI_BASE_URL
     return SDKTransport(provider, _client(provider, key, base_url, None), "live")
+
+
+def checked_transport(transport: Any) -> Transport:
+    """`transport` when it is one (a `.name` string and a callable `.send`), else a clear error."""
+    if not (
+        callable(getattr(transport, "send", None))
+        and isinstance(getattr(transport, "name", None), str)
+    ):
+        raise checks.type_error(
+            "transport", "'emulator', 'live' or a Transport (with .name and .send)", transport
+        )
+    return transport  # type: ignore[no-any-return]

@@ -12,8 +12,8 @@ from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
-from dtl_notebook.wire.modes import PROVIDERS, check_provider
-from dtl_notebook.wire.profiles import check_profile_overrides
+from dtl_notebook.wire.modes import PROVIDERS, check_modes, check_provider
+from dtl_notebook.wire.profiles import check_profile_overrides, profile_for
 from dtl_notebook.wire.request import WireRequest
 
 # Options whose value is a token count: an int of at least 1.
@@ -92,3 +92,13 @@ def check_analyze_arguments(
                 "send times must not go back"
             )
         previous = at
+
+
+def check_provider_options(provider: str, model: str, options: Mapping[str, Any]) -> None:
+    """The provider, its search and load modes (the one cross-field check) and the profile:
+    what an agent checks when it is made, before it has a session to build."""
+    check_modes(provider, options.get("search"), options.get("load_mode"))
+    profile = options.get("profile")
+    if profile is not None:
+        check_profile_overrides(checks.mapping(profile, "profile"))
+    profile_for(provider, model, **(profile or {}))

@@ -65,11 +65,13 @@ def _check_timeline(page: Page, view: str = ".dtl-view") -> None:
     assert items.count() >= 4
     expect(root.locator(".dtl-request-title")).to_contain_text(f"Request {items.count()}")
     items.first.click()
-    expect(root.locator(".dtl-request-title")).to_contain_text("Request 1 ")
+    # While the panes are fetched the title says "loading…" and the old panes are dimmed.
+    expect(root.locator(".dtl-request-title")).to_have_text(re.compile(r"^Request 1 · turn 1 "))
+    expect(root.locator(".dtl-panes")).not_to_have_attribute("aria-busy", "true")
     expect(root.locator(".dtl-pane-request .dtl-pane-body")).to_contain_text("max_tokens")
     expect(items.first).to_have_class("dtl-tl-item dtl-tl-selected")
     # The first request has no load point yet: the model context holds no loaded schema.
-    assert root.locator(".dtl-pane-context").get_by_text("loaded_schema").count() == 0
+    expect(root.locator(".dtl-pane-context").get_by_text("loaded_schema")).to_have_count(0)
     items.last.click()
     expect(root.locator(".dtl-pane-context").get_by_text("loaded_schema").first).to_be_visible()
 

@@ -61,6 +61,7 @@ function render({ model, el }) {
       if (data) showPanes(data);
       else {
         requestTitle.textContent = `Request ${index + 1} · loading…`;
+        panesEl.setAttribute("aria-busy", "true"); // the panes below still show the previous request
         send({ type: "panes", index });
       }
     },
@@ -188,6 +189,7 @@ function render({ model, el }) {
 
   function showPanes(data) {
     shown = data;
+    panesEl.removeAttribute("aria-busy");
     requestTitle.textContent = data.title || "";
     breakBox.innerHTML = data.break || ""; // rendered and escaped in Python
     summaryBox.innerHTML = data.summary || ""; // rendered and escaped in Python
@@ -327,6 +329,7 @@ function render({ model, el }) {
     } else if (msg.type === "copy") {
       copyOut(msg.text, msg.what);
     } else if (msg.type === "error") {
+      panesEl.removeAttribute("aria-busy");
       toolbar.say(msg.text, true);
     }
   };
