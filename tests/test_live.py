@@ -99,6 +99,7 @@ def _broken(provider: str, model: str, mutate) -> Any:
     s.assistant(tool_calls=[call])
     s.tool_result("call_1", "found", added_tool_names=["get_weather"])
     request = build_request(s, provider, model)
+    request.payload = request.plain()  # its shared parts are read-only: break a copy
     mutate(request.payload)
     return request
 

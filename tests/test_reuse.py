@@ -121,10 +121,13 @@ def test_a_dropped_agent_leaves_nothing_after_the_free_call() -> None:
         session.user("go")
         request = build_request(session, provider, model, **options)
         CacheAnalyzer(provider).add(request, context=model_context(request))
-        items = [t for t in request.payload.get("tools", []) if type(t) is FrozenDict]
+        # the session's own tools' items (the placeholder and server tools are constants)
+        names = {t.name for t in session.registry}
+        declared = _declared(request.payload).items()
+        items = [t for n, t in declared if n in names and type(t) is FrozenDict]
         refs += [weakref.ref(item) for item in items]
         refs += [weakref.ref(tool) for tool in session.registry]
-        del agent, session, request, items
+        del agent, session, request, declared, items
     assert refs
     dtl_notebook.free_caches()
     gc.collect()
@@ -179,3 +182,37 @@ def test_the_payload_is_plain_where_new_and_read_only_throughout_where_shared(
     plain["model"] = "edited"  # a plain copy: the request is untouched
     assert json.loads(request.json())["model"] == model
     assert copy.deepcopy(request.payload) == plain | {"model": model}
+
+
+def _declared(payload: dict[str, Any]) -> dict[str, Any]:
+    """A body's top-level tool items by name (Chat nests the name in `function`)."""
+    items = payload.get("tools", [])
+    return {t.get("name") or t.get("function", {}).get("name"): t for t in items}
+
+
+@pytest.mark.parametrize(("provider", "model", "options"), MODES)
+def test_a_tool_declared_again_is_the_same_read_only_item(
+    provider: str, model: str, options: dict[str, Any]
+) -> None:
+    tools = _tools(6)
+    native = options.get("search", "").startswith("native")
+    # native search: the search tool and the shown tools lead tools[] as plain items made
+    # anew (one takes the breakpoint), the deferred catalog after them is shared
+    active = [t.name for t in tools[:2]] if native else [t.name for t in tools]
+    session = Session(system="You help.", tools=tools, active=active)
+    bodies = []
+    for k in range(2):
+        session.user(f"turn {k}")
+        bodies.append(_declared(build_request(session, provider, model, **options).payload))
+        session.assistant(f"reply {k}")
+    names = {t.name for t in tools}
+    again = {name: item for name, item in bodies[1].items() if name in names}
+    assert names <= set(again) <= set(bodies[0])
+    # the same objects, found by identity by the next validation, rendering and analysis;
+    # only an item that carries this body's own cache breakpoint is a copy
+    for name, item in again.items():
+        if native and name in active:
+            assert type(item) is not FrozenDict, name
+            continue
+        assert item is bodies[0][name] or "cache_control" in item, name
+        assert type(item) is FrozenDict or "cache_control" in item, name

@@ -63,3 +63,14 @@ def test_a_plain_item_edited_in_place_is_scanned_again() -> None:
     assert scan.scan(items)[1] == (1, "before")
     plain["text"] = "after"
     assert scan.scan(items) == [(0, "m0"), (1, "after"), (2, "m1")]
+
+
+def test_a_branch_and_its_trunk_both_resume_correctly() -> None:
+    # one kept copy grows with the trunk; a branch from an earlier point gets its own
+    scan: PrefixScan[list[tuple[int, str]]] = PrefixScan(list, _record)
+    trunk = [POOL[0], POOL[1], POOL[2]]
+    branch = [POOL[0], POOL[1], POOL[3]]
+    for items in (trunk, [*trunk, POOL[4]], branch, [*branch, POOL[5]], [*trunk, POOL[4], POOL[5]]):
+        expected = [(i, item["text"]) for i, item in enumerate(items)]
+        assert scan.scan(items) == expected
+        assert scan.scan(list(items)) == expected  # an equal list, resumed in full

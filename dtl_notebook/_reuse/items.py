@@ -29,22 +29,22 @@ class Definition(Protocol):
 
 Make = Callable[[Any, bool], JSON]
 _ITEMS = Memo("tool items")  # (id(tool), deferred, make) -> (ref to the tool, its item)
-# (make, deferred) -> (refs to the last tools asked for, (their ids, their items))
+# (make, deferred, ids of the tools) -> (refs to those tools, their items): the recent lists
 _LISTS = Memo("tool lists")
 
 
 def tool_items(make: Make, tools: list[Any], deferred: bool) -> list[JSON]:
-    """`tool_item` for each of `tools`; the same list of tools as last time (the same objects,
-    checked at C speed) gives the same items without looking at each one."""
+    """`tool_item` for each of `tools`; a list of the same tools as a recent one (the same
+    objects, found by their ids at C speed) gives the same items without looking at each."""
     if not active():
         return [make(tool, deferred) for tool in tools]
-    ids = tuple(map(id, tools))
-    last = _LISTS.get((make, deferred))
-    if last is not None and last[1][0] == ids:
-        return list(last[1][1])
+    key = (make, deferred, tuple(map(id, tools)))
+    found = _LISTS.hit(key)
+    if found is not None:
+        return list(found[1])
     items = [tool_item(make, tool, deferred) for tool in tools]
     if all(type(tool.parameters) is FrozenDict for tool in tools):
-        _LISTS.put_held((make, deferred), tools, (ids, items))  # while every tool lives
+        _LISTS.put_held(key, tools, items)  # while every tool lives: the ids stay theirs
     return list(items)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
@@ -20,7 +21,9 @@ from dtl_notebook._reuse.registry import Memo, active
 
 State = TypeVar("State")
 REMEMBERED_LISTS = 4  # per scan: recent message lists whose state is kept
-_KEPT = Memo("prefix scans")  # (scan number, its own count) -> (prefix, state), every scan's
+# (scan number, its own count) -> (a list, n, the state after its first n items), every scan's
+_KEPT = Memo("prefix scans")
+_GROWING = threading.Lock()  # a kept list grows by one scan at a time
 _numbers = itertools.count()
 
 
@@ -47,46 +50,63 @@ class PrefixScan(Generic[State]):
             for index, item in enumerate(items):
                 self._step(state, index, item)
             return state
-        prefix, state = self._resume(items)
-        done = frozen = len(prefix)  # the kept prefix is all frozen, and so are items[done:frozen]
+        own, done, state = self._resume(items)
+        frozen = done  # the kept prefix is all frozen, and so are items[done:frozen]
         if done == len(items):
             return state
-        state = copy.deepcopy(state) if done else state  # a kept state is never stepped on
+        state = _copied(state) if done else state  # a kept state is never stepped on
         while frozen < len(items) and type(items[frozen]) is FrozenDict:
             frozen += 1
         for index in range(done, frozen):
             self._step(state, index, items[index])
         if frozen > done:
-            self._keep(prefix + items[done:frozen], state)
+            with _GROWING:
+                if own is not None and len(own) == done:
+                    # the scan's own copy, which only grows: the entries kept on it read their
+                    # first n items, which stay as they were
+                    own.extend(items[done:frozen])
+                else:
+                    own = items[:frozen]
+            self._keep(own, frozen, state)
             if frozen < len(items):
-                state = copy.deepcopy(state)
+                state = _copied(state)
         for index in range(frozen, len(items)):
             self._step(state, index, items[index])
         return state
 
-    def _resume(self, items: list[Any]) -> tuple[list[Any], State]:
-        """The longest kept prefix `items` starts with, and its (kept) state."""
-        kept = [found for key in list(self._kept) if (found := _KEPT.get(key)) is not None]
-        best: tuple[list[Any], State] | None = None
-        for prefix, state in kept:
-            n = len(prefix)
+    def _resume(self, items: list[Any]) -> tuple[list[Any] | None, int, State]:
+        """The longest kept prefix `items` starts with: (the list it is the start of, its
+        length, its kept state)."""
+        best: tuple[list[Any], int, State] | None = None
+        for key in self._kept:
+            found = _KEPT.get(key)
+            if found is None:
+                continue
+            own, n, _ = found
             if (
                 0 < n <= len(items)
-                and (best is None or n > len(best[0]))
-                and items[n - 1] is prefix[n - 1]  # the same lineage: compared by identity
-                and items[:n] == prefix
+                and (best is None or n > best[1])
+                and items[n - 1] is own[n - 1]  # the same lineage: compared by identity
+                and (items if n == len(items) else items[:n]) == (own if n == len(own) else own[:n])
             ):
-                best = (prefix, state)
-        return best if best is not None else ([], self._start())
+                best = found
+        return best if best is not None else (None, 0, self._start())
 
-    def _keep(self, prefix: list[Any], state: State) -> None:
+    def _keep(self, own: list[Any], n: int, state: State) -> None:
         self._count += 1
         key = (self._number, self._count)
-        _KEPT.put(key, (prefix, state))
-        kept = [key, *(k for k in self._kept if k in _KEPT)]
-        for old in kept[self._remembered :]:
-            _KEPT.discard(old)
-        self._kept = kept[: self._remembered]
+        _KEPT.put(key, (own, n, state))
+        kept = self._kept  # newest first; a key the memo evicted is skipped when read
+        kept.insert(0, key)
+        while len(kept) > self._remembered:
+            _KEPT.discard(kept.pop())
+
+
+def _copied(state: State) -> State:
+    """A deep copy of a scan state: its own `__deepcopy__` called directly where it has one
+    (the states of the scans that run every turn), else `copy.deepcopy`."""
+    own = getattr(type(state), "__deepcopy__", None)
+    return own(state, {}) if own is not None else copy.deepcopy(state)
 
 
 class GrowingSet:

@@ -32,7 +32,9 @@ from typing import Any, TypeVar, cast
 # entries each memo keeps (for "body texts: runs", characters of joined text)
 BOUNDS: dict[str, int] = {
     "tool items": 200_000,  # each dies with its tool
-    "tool lists": 8,  # the last list of tools per item maker
+    "model profiles": 256,  # per provider and model, without overrides
+    "cache rules": 256,  # per provider and model, without overrides
+    "tool lists": 32,  # recent lists of tools, over every item maker
     "item texts": 200_000,  # each dies with its item
     "body texts: runs": 8_000_000,
     "accepted lists": 32,  # lists a validator accepted, per root type and field
@@ -95,21 +97,33 @@ class Memo(dict[Any, Any]):
         if name in _memos:
             raise ValueError(f"a memo named {name!r} is registered already")
         self.name, self.bound, self._weigh = name, BOUNDS[name], weigh
-        self._weights: dict[Any, int] = {}
-        self.weight = 0
+        self._weights: dict[Any, int] = {}  # for a weighed memo only
+        self._weight = 0
         self._lock = threading.RLock()  # a weak-reference callback may come back in
         _memos[name] = self
 
+    @property
+    def weight(self) -> int:
+        """What the entries weigh together (their count, where each weighs 1)."""
+        return self._weight if self._weigh is not None else len(self)
+
     def put(self, key: Any, value: Any) -> None:
         """Keep `value` under `key` (newest last), evicting the oldest entries past the bound."""
-        weight = self._weigh(value) if self._weigh is not None else 1
+        if self._weigh is None:  # most memos: a count, no bookkeeping (puts run every turn)
+            with self._lock:
+                dict.pop(self, key, None)
+                while len(self) >= self.bound:
+                    dict.pop(self, next(iter(self)))
+                dict.__setitem__(self, key, value)
+            return
+        weight = self._weigh(value)
         with self._lock:
             self._drop(key)
             while self and self.weight + weight > self.bound:
                 self._drop(next(iter(self)))
             dict.__setitem__(self, key, value)
             self._weights[key] = weight
-            self.weight += weight
+            self._weight += weight
 
     def hit(self, key: Any) -> Any:
         """The value under `key`, or None; a found entry becomes the newest (evicted last)."""
@@ -153,15 +167,17 @@ class Memo(dict[Any, Any]):
                 self._drop(key)
 
     def _drop(self, key: Any) -> None:
-        if key in self._weights:
+        if self._weigh is None:
             dict.pop(self, key, None)
-            self.weight -= self._weights.pop(key)
+        elif key in self._weights:
+            dict.pop(self, key, None)
+            self._weight -= self._weights.pop(key)
 
     def clear(self) -> None:
         with self._lock:
             dict.clear(self)
             self._weights.clear()
-            self.weight = 0
+            self._weight = 0
 
     __setitem__ = None  # type: ignore[assignment]  # entries go in through put()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
@@ -39,6 +39,18 @@ class WalkState(Protocol):
     def key(self) -> tuple[Any, ...]: ...
 
     def copy(self: Self) -> Self: ...
+
+
+T = TypeVar("T")
+
+
+def copied(obj: T, /, **changes: Any) -> T:
+    """A shallow copy of a dataclass instance with `changes`: `dataclasses.replace` without
+    its per-field checks and `__init__` (walk states and checkpoints are copied every turn;
+    none has a `__post_init__` or slots)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **changes)
+    return new
 
 
 class Keyed:
@@ -135,9 +147,7 @@ class Walks(Generic[S]):
         if closed < len(live):
             last = live[-1]
             kept.append({**last, "content": list(last["content"])})
-        checkpoint = replace(
-            checkpoint, messages=kept, state=checkpoint.state.copy(), frozen=closed
-        )
+        checkpoint = copied(checkpoint, messages=kept, state=checkpoint.state.copy(), frozen=closed)
         entry = _Entry(rewrites, _loads_before(plan, checkpoint.seen), checkpoint)
         key = (self._number, id(transcript), checkpoint.state.key())
         _WALKS.put_owned(key, transcript, entry)

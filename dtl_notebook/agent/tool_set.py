@@ -62,11 +62,11 @@ class ToolSetChanges:
     @property
     def active_tools(self) -> list[str]:
         """Active tool names in activation order (unregistered ones drop out)."""
-        return [n for n in self._active if n in self.registry]
+        return [t.name for t in self.registry.registered(self._active)]
 
     def tools(self) -> list[Tool]:
         """The active tools' current definitions, in activation order."""
-        return [self.registry[n] for n in self.active_tools]
+        return self.registry.registered(self._active)
 
     def set_active_tools(self, names: Iterable[str]) -> None:
         """Replace the active set (order kept, duplicates dropped).

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.context.content_rules import openai_hosted_unpublished
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.request_kinds import tool_kinds
@@ -69,6 +70,17 @@ class CacheRule:
 
 def cache_rule(provider: str, model: str, **overrides: Any) -> CacheRule:
     """The cache rule of a model; profile flags (e.g. cache_granularity=16) override."""
+    if not overrides and type(provider) is str and type(model) is str:  # most calls: kept
+        return _plain_rule(provider, model)
+    return _rule(provider, model, overrides)
+
+
+@memoized("cache rules")
+def _plain_rule(provider: str, model: str) -> CacheRule:
+    return _rule(provider, model, {})  # frozen: one object serves every caller
+
+
+def _rule(provider: str, model: str, overrides: dict[str, Any]) -> CacheRule:
     profile, _ = profile_for(provider, model, **overrides)
     if provider == "anthropic":
         return CacheRule(

@@ -58,6 +58,7 @@ _TYPES: PrefixScan[set[str]] = PrefixScan(_Types, _types_step)
 
 
 ToolKind = tuple[str | None, str | None]
+_FEW_TOOLS = 64  # a list this short is read through faster than a scan resumes
 
 
 def _tool_kinds_step(kinds: dict[ToolKind, None], _index: int, tool: Any) -> None:
@@ -74,16 +75,19 @@ def tool_kinds(tools: Any) -> list[ToolKind]:
     """Each distinct (type, execution) of a body's tools, in order of first appearance."""
     if not isinstance(tools, list):
         return []
-    if tools and type(tools[0]) is FrozenDict:  # a shared catalog: resume over it
+    if len(tools) > _FEW_TOOLS and type(tools[0]) is FrozenDict:  # a shared catalog: resume
         return list(_TOOL_KINDS.scan(tools))
-    # nothing to resume over (a client-search body's few tools, made anew each turn): one pass
-    # at comprehension speed
-    kinds = {
-        (_text(t.get("type")), _text(t.get("execution"))): None
-        for t in tools
-        if isinstance(t, dict)
-    }
-    return list(kinds)
+    # a short list, or one made anew: one pass at comprehension speed over the raw values,
+    # each distinct pair turned into text once
+    try:
+        raw = {(t.get("type"), t.get("execution")): None for t in tools if isinstance(t, dict)}
+    except TypeError:  # an unhashable type or execution: text first, as the scan does
+        raw = {
+            (_text(t.get("type")), _text(t.get("execution"))): None
+            for t in tools
+            if isinstance(t, dict)
+        }
+    return list(dict.fromkeys((_text(kind), _text(execution)) for kind, execution in raw))
 
 
 def _blocks(payload: dict[str, Any]) -> set[str]:

@@ -27,13 +27,13 @@ from __future__ import annotations
 import bisect
 import copy
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from dtl_notebook._reuse.frozen import FrozenDict
-from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.frozen import FrozenDict, freeze
+from dtl_notebook._reuse.items import tool_item, tool_items
 from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks, copied
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -79,6 +79,8 @@ PLACEHOLDER = {
     "input_schema": {"type": "object", "properties": {}},
     "defer_loading": True,
 }
+# the same read-only object in every body (with reuse on), as registered tools' items are
+_SHARED_PLACEHOLDER = freeze(PLACEHOLDER)
 NEUTRAL_TOOL_USE = {"type", "id", "name", "input"}
 MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookback still hits
 
@@ -105,7 +107,7 @@ class _Walked(Keyed):
     block_ends: tuple[list[int], int] = ([], 0)
 
     def copy(self) -> _Walked:
-        return replace(
+        return copied(
             self,
             load_points=list(self.load_points),
             server_loaded=set(self.server_loaded),
@@ -119,6 +121,17 @@ _walks: Walks[_Walked] = Walks(open_last=True)  # earlier walks, resumed as the 
 
 
 def tool_json(tool: ToolSpec, deferred: bool = False) -> JSON:
+    """A tool's definition item, made once per definition and shared by every body that
+    declares it (frozen: copy it to change it)."""
+    return tool_item(_tool_json, tool, deferred)
+
+
+def tool_json_items(tools: list[ToolSpec]) -> list[JSON]:
+    """`tool_json` of each tool (the same tools as last time are found at C speed)."""
+    return tool_items(_tool_json, tools, False)
+
+
+def _tool_json(tool: ToolSpec, deferred: bool) -> JSON:
     out: JSON = {"name": tool.name}
     if tool.description:
         out["description"] = tool.description
@@ -196,7 +209,7 @@ def _deferred_items(
     candidates: list[ToolSpec] = [t for t in registry if t.name not in left_out]
     if replaced:
         candidates = [replaced.get(t.name, t) for t in candidates]
-    items = tool_items(tool_json, candidates, True)
+    items = tool_items(_tool_json, candidates, True)
     if active() and all(type(item) is FrozenDict for item in items):  # made once, kept
         _DEFERRED_ITEMS.put_held(key, [registry, *replaced.values()], items)
     return items
@@ -236,7 +249,7 @@ class _Builder:
             return self._native_tools(immediate, deferred)
         if self.tool_changes.changes:
             return self._declared_tools(deferred)
-        full = [tool_json(t) for t in self.plan.full_list()]
+        full = tool_json_items(self.plan.full_list())
         if not deferred and not self.plan.retired:
             if not profile.tool_reference:
                 return full, "full_list", False
@@ -255,10 +268,9 @@ class _Builder:
             return full + self._placeholder(full), "full_list", False
         # a tool deactivated after its load point keeps its definition, so history stays valid
         later = [*deferred.items(), *self.plan.retired.items()]
-        deferred_json = [
-            tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later
-        ]
-        shown = [tool_json(t) for t in immediate]
+        snapshots = self.plan.loaded_snapshots()
+        deferred_json = tool_items(_tool_json, [snapshots.get(n) or t for n, t in later], True)
+        shown = tool_json_items(immediate)
         return shown + self._placeholder(shown) + deferred_json, "tool_reference", True
 
     def _declared_tools(self, deferred: dict[str, ToolSpec]) -> tuple[list[JSON], str, bool]:
@@ -268,7 +280,7 @@ class _Builder:
         or without tool changes in system messages) the definitions the changes added, under
         versioned names where a name was redefined."""
         changes, profile = self.tool_changes, self.profile
-        shown = [tool_json(t) for t in changes.initial if t.name not in deferred]
+        shown = tool_json_items([t for t in changes.initial if t.name not in deferred])
         later = [*deferred.items(), *self.plan.retired.items()]
         loaded = {n: tool_json(self.plan.loaded_snapshot(n) or t, deferred=True) for n, t in later}
         declared = {t["name"] for t in shown}
@@ -320,7 +332,7 @@ class _Builder:
                 "declared (the first deferred tool will miss the cache once)"
             )
             return []
-        return [copy.deepcopy(PLACEHOLDER)]
+        return [_SHARED_PLACEHOLDER if active() else copy.deepcopy(PLACEHOLDER)]
 
     def _native_tools(
         self, immediate: list[ToolSpec], deferred: dict[str, ToolSpec]
@@ -349,7 +361,9 @@ class _Builder:
         if changes.changes:
             replaced.update(pinned(changes, left_out, self.plan.loaded_snapshot))
             tail = self._native_tail(left_out)
-        tools = [dict(NATIVE_SEARCH[self.search]), *(tool_json(t) for t in keep)]
+        # the search tool and the shown ones are plain (one of them takes the cache marker):
+        # the scans over tools[] resume from the first read-only item, the deferred catalog
+        tools = [dict(NATIVE_SEARCH[self.search]), *(dict(t) for t in tool_json_items(keep))]
         tools += _deferred_items(self.registry, left_out, replaced)
         return [*tools, *tail], "native_search", True
 
@@ -580,7 +594,7 @@ class _Builder:
                 if message.non_append_change is not None:
                     self.system_update(index, None, collapse)
         self._close_blocks()
-        state = replace(
+        state = copied(
             settings,
             load_points=self.load_points,
             server_loaded=self.server_loaded,
@@ -621,9 +635,11 @@ class _Builder:
         marker: JSON = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
         # a deferred tool cannot carry cache_control: the tools' breakpoint is on the last
         # immediate one (deferred tools are outside the cached prefix, tool search page)
-        last_immediate = [t for t in tools if not t.get("defer_loading") and "type" not in t]
-        if last_immediate:
-            last_immediate[-1]["cache_control"] = dict(marker)
+        immediate = [
+            i for i, t in enumerate(tools) if not t.get("defer_loading") and "type" not in t
+        ]
+        if immediate:  # a copy: the item itself is shared with every body that declares it
+            tools[immediate[-1]] = {**tools[immediate[-1]], "cache_control": dict(marker)}
         total = self._close_blocks() + (len(self.messages[-1]["content"]) if self.messages else 0)
         previous_end = self._previous_request_blocks()
         if previous_end and total - previous_end > MAX_NEW_BLOCKS:

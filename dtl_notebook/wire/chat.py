@@ -11,13 +11,14 @@ system message, which rewrites the prefix.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from dtl_notebook._reuse.frozen import freeze
+from dtl_notebook._reuse.items import tool_item, tool_items
 from dtl_notebook._reuse.registry import active, memoized
-from dtl_notebook._reuse.walks import Checkpoint, Keyed, Walks
+from dtl_notebook._reuse.walks import Checkpoint, Keyed, Walks, copied
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -81,7 +82,7 @@ class _Walked(Keyed):
     reads: dict[str, tuple[_Ref, _Ref]] = field(default_factory=dict)
 
     def copy(self) -> _Walked:
-        return replace(
+        return copied(
             self,
             batch=list(self.batch),
             loads=list(self.loads),
@@ -94,6 +95,17 @@ _walks: Walks[_Walked] = Walks()  # earlier message walks, resumed as the transc
 
 
 def function_json(tool: ToolSpec) -> JSON:
+    """A function tool's item, made once per definition and shared by every body that
+    declares it (frozen: copy it to change it)."""
+    return tool_item(_function_json, tool, False)
+
+
+def function_items(tools: Iterable[ToolSpec]) -> list[JSON]:
+    """`function_json` of each tool (the same tools as last time are found at C speed)."""
+    return tool_items(_function_json, list(tools), False)
+
+
+def _function_json(tool: ToolSpec, _deferred: bool) -> JSON:
     function: JSON = {"name": tool.name}
     if tool.description:
         function["description"] = tool.description
@@ -244,7 +256,7 @@ class _HistoryWalk:
                     text = f"Error: {text}"
                 out.append({"role": "tool", "tool_call_id": message.call_id, "content": text})
                 self.batch.append(index)
-        state = replace(
+        state = copied(
             self.settings, batch=self.batch, loads=self.loads, marked=self.marked, reads=self.reads
         )
         walked = Checkpoint(len(plan.messages), out, state, notes[first_note:], self.frozen)
@@ -265,7 +277,7 @@ class _HistoryWalk:
         fresh = [a for a in change.added if a.new]
         if fresh and self.batch_tools is not None:
             specs = [a.spec.model_copy(update={"name": a.alias}) for a in fresh]
-            self.out.append({"role": "system", "tools": [function_json(t) for t in specs]})
+            self.out.append({"role": "system", "tools": function_items(specs)})
         self.loads.append((len(self.out) - 1, index, change.names, change.kind))
 
     def flush(self) -> None:
@@ -296,7 +308,7 @@ class _HistoryWalk:
                 elif name in retired:  # deactivated later: history keeps the definition
                     specs[name] = message.snapshot(name) or retired[name]
         if specs:
-            self.out.append({"role": "system", "tools": [function_json(s) for s in specs.values()]})
+            self.out.append({"role": "system", "tools": function_items(specs.values())})
             self.loads.append((len(self.out) - 1, batch[-1], list(specs), "load"))
 
 
@@ -361,7 +373,7 @@ def build(
         )
     payload: JSON = {"model": profile.model, "messages": messages}
     if tools:
-        payload["tools"] = [function_json(t) for t in tools]
+        payload["tools"] = function_items(tools)
     if keep and changes is not None:
         choice = allowed_tools(profile, changes, len(plan.messages))
         if choice is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dtl_notebook.wire.chat import chat_messages, function_json
+from dtl_notebook.wire.chat import chat_messages, function_items
 from dtl_notebook.wire.profiles import ModelProfile
 from dtl_notebook.wire.request import JSON, Plan, WireRequest
 
@@ -39,9 +39,9 @@ def build(
     if changes is not None and changes.changes:
         # the initial tools with their first definitions, a withdrawn one in its place
         initial = [t for t in changes.initial if t.name not in marked]
-        tools = [function_json(t) for t in initial]
+        tools = function_items(initial)
     else:  # a tool declared in a system message is left out of the top-level list
-        tools = [function_json(t) for name, t in active.items() if name not in marked]
+        tools = function_items([t for name, t in active.items() if name not in marked])
     payload: JSON = {"model": profile.model, "messages": messages}
     if tools:
         payload["tools"] = tools

@@ -35,6 +35,11 @@ class _ToolFacts:
         self.first = GrowingMap()
         self.problem: Problem | None = None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> _ToolFacts:
+        copied = _ToolFacts()
+        copied.first, copied.problem = self.first.__deepcopy__(memo), self.problem
+        return copied
+
 
 def _tool_step(facts: _ToolFacts, index: int, tool: Any) -> None:
     if facts.problem is not None or not isinstance(tool, dict):

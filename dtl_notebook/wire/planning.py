@@ -15,11 +15,12 @@ up, it plans from scratch. Either way the plan is the one a cold pass gives.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook._reuse.prefix import GrowingSet
 from dtl_notebook._reuse.registry import Memo, active
+from dtl_notebook._reuse.walks import copied
 from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
@@ -48,7 +49,7 @@ class _PlanWalk:
     updates: int = 0  # SystemUpdates seen
 
     def copy(self) -> _PlanWalk:
-        return replace(
+        return copied(
             self,
             failed=set(self.failed),
             counted=copy.deepcopy(self.counted),  # shares all but its newest ids

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.wire.modes import PROVIDERS, Provider, check_provider
@@ -200,6 +201,21 @@ def check_profile_overrides(overrides: Mapping[str, Any]) -> None:
 
 def profile_for(provider: str, model: str, **overrides: Any) -> tuple[ModelProfile, list[str]]:
     """The profile of a model, with overrides applied, and notes about it."""
+    if not overrides and type(provider) is str and type(model) is str:  # most calls: kept
+        profile, notes = _plain_profile(provider, model)
+        return profile, list(notes)
+    return _profile(provider, model, overrides)
+
+
+@memoized("model profiles")
+def _plain_profile(provider: str, model: str) -> tuple[ModelProfile, tuple[str, ...]]:
+    profile, notes = _profile(provider, model, {})  # frozen: one object serves every caller
+    return profile, tuple(notes)
+
+
+def _profile(
+    provider: str, model: str, overrides: dict[str, Any]
+) -> tuple[ModelProfile, list[str]]:
     check_profile_overrides(overrides)
     provider = check_provider(provider)
     if not isinstance(model, str) or not model:

@@ -18,14 +18,15 @@ Tool search: https://platform.openai.com/docs/guides/tools-tool-search.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import Any
 
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
-from dtl_notebook._reuse.items import tool_items
+from dtl_notebook._reuse.items import tool_item, tool_items
 from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks
+from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks, copied
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -80,7 +81,7 @@ class _Walked(Keyed):
     search_calls: set[str] = field(default_factory=set)
 
     def copy(self) -> _Walked:
-        return replace(
+        return copied(
             self,
             load_points=list(self.load_points),
             hosted_loaded=set(self.hosted_loaded),
@@ -92,6 +93,17 @@ _walks: Walks[_Walked] = Walks()  # earlier input walks, resumed as the transcri
 
 
 def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
+    """A function tool's item, made once per definition and shared by every body that
+    declares it (frozen: copy it to change it)."""
+    return tool_item(_function_json, tool, deferred)
+
+
+def function_items(tools: Iterable[ToolSpec]) -> list[JSON]:
+    """`function_json` of each tool (the same tools as last time are found at C speed)."""
+    return tool_items(_function_json, list(tools), False)
+
+
+def _function_json(tool: ToolSpec, deferred: bool) -> JSON:
     out: JSON = {"type": "function", "name": tool.name}
     if tool.description:
         out["description"] = tool.description
@@ -150,7 +162,7 @@ class _Builder:
         if changes.changes and self.search == "client":
             return self._declared_tools()
         if self.load_mode == "full_list":
-            return [function_json(t) for t in self.plan.full_list()]
+            return function_items(self.plan.full_list())
         immediate = list(split.immediate)
         if self.search == "hosted":
             return self._hosted(immediate)
@@ -158,7 +170,7 @@ class _Builder:
             if changes.changes:  # what was shown stays shown, with its first definition
                 immediate = [t for t in changes.initial if t.name not in split.deferred]
             local = next((t for t in immediate if t.name == TOOL_SEARCH), None)
-            tools = [function_json(t) for t in immediate if t.name != TOOL_SEARCH]
+            tools = function_items([t for t in immediate if t.name != TOOL_SEARCH])
             spec: JSON = {
                 "type": "tool_search",
                 "execution": "client",
@@ -167,7 +179,7 @@ class _Builder:
             if local is not None:
                 spec["parameters"] = local.parameters
             return [*tools, spec]
-        tools = [function_json(t) for t in immediate]
+        tools = function_items(immediate)
         if self.load_mode == "tool_search":
             tools.append(self._loader_declaration())
         return tools
@@ -180,11 +192,11 @@ class _Builder:
         name)."""
         changes, split = self.tool_changes, self.plan.split
         if self.load_mode != "full_list":
-            tools = [function_json(t) for t in changes.initial if t.name not in split.deferred]
+            tools = function_items([t for t in changes.initial if t.name not in split.deferred])
             if self.load_mode == "tool_search":
                 tools.append(self._loader_declaration())
             return tools
-        return [function_json(t) for t in changes.declared_list()]
+        return function_items(changes.declared_list())
 
     def _renamed(self, spec: ToolSpec, name: str) -> ToolSpec:
         return spec if name == spec.name else spec.model_copy(update={"name": name})
@@ -210,7 +222,7 @@ class _Builder:
             names = [t.name for t in specs]
             if self.load_mode == "additional_tools":
                 item = {"type": "additional_tools", "role": "developer"}
-                self.input.append({**item, "tools": [function_json(t) for t in specs]})
+                self.input.append({**item, "tools": function_items(specs)})
             else:
                 call_id = stable_id("dtl_tool_change_", str(index), ",".join(names))
                 self.input.extend(_search_pair(call_id, specs))
@@ -232,7 +244,7 @@ class _Builder:
                 specs.append(spec)
         if specs:
             item = {"type": "additional_tools", "role": "developer"}
-            self.input.append({**item, "tools": [function_json(t) for t in specs]})
+            self.input.append({**item, "tools": function_items(specs)})
             path = f"input.{len(self.input) - 1}"
             change = self.tool_changes.changes.get(index)
             offered = {a.name for a in change.added} if change is not None else set()
@@ -321,7 +333,7 @@ class _Builder:
         tail = [function_json(t, True) for t in kept]
         versioned = versioned_specs(changes) if not self.profile.additional_tools else []
         if versioned:  # no additional_tools item can carry them: they go here instead
-            tail += [function_json(t) for t in versioned]
+            tail += function_items(versioned)
             self.notes.append(
                 f"{self.profile.model} takes no additional_tools: tool(s) "
                 f"{[t.name for t in versioned]} are declared at the end of tools[] (tool prefix "
@@ -399,7 +411,7 @@ class _Builder:
                 {
                     "type": "additional_tools",
                     "role": "developer",
-                    "tools": [function_json(s) for s in specs],
+                    "tools": function_items(specs),
                 }
             )
         else:
@@ -480,7 +492,7 @@ class _Builder:
             elif isinstance(message, ToolResultMessage):
                 self.result(index, message)
                 self.change(index)
-        state = replace(
+        state = copied(
             settings,
             load_points=self.load_points,
             hosted_loaded=self.hosted_loaded,
@@ -559,8 +571,8 @@ def _hosted_groups(
     deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
     if replaced:
         deferred = [replaced.get(t.name, t) for t in deferred]
-    items = tool_items(function_json, shown_tools, False)
-    items += tool_items(function_json, deferred, True)
+    items = tool_items(_function_json, shown_tools, False)
+    items += tool_items(_function_json, deferred, True)
     every = [*shown_tools, *deferred]
     if not any(map(attrgetter("namespace"), every)):
         return items

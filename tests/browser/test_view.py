@@ -103,6 +103,15 @@ def test_view_in_jupyterlab(browser: Browser, lab: LabServer) -> None:
     # The hostile user message is shown as text in the transcript.
     expect(view.locator(".dtl-pane-state")).to_contain_text("onerror")
     _no_script_ran(page)
+    # The light theme first (the lab server's settings keep whichever theme a test left).
+    page.evaluate(
+        "() => window.jupyterapp.commands.execute('apputils:change-theme', "
+        "{theme: 'JupyterLab Light'})"
+    )
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+    page.wait_for_timeout(300)
+    background = view.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert _luminance(background) > 0.7, background
     view.scroll_into_view_if_needed()
     run.screenshot("view-lab")
     # A collapsed item's body is fetched from the kernel when opened.
