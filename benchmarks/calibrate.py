@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.calibrate_kinds import (
     CALIBRATION,
     all_pairs,
+    conversation,
     figures,
     fit,
     fixed_prompt_loco,
@@ -44,15 +45,16 @@ from benchmarks.calibrate_kinds import (
     write_bands,
 )
 from benchmarks.calibrate_server import server_fit, server_kinds, server_loco, server_pairs
+from dtl_notebook.cache import analyze
 from dtl_notebook.context import model_context
 from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.content_rules import output_schema
-from dtl_notebook.context.model import FRAMED_KINDS
+from dtl_notebook.context.model import FRAMED_KINDS, ModelContext
 from dtl_notebook.context.offline_encodings import get_encoding
 from dtl_notebook.context.segments import dump
 from dtl_notebook.context.tokens import encoding_for, looks_like_json
 from tests.real_recordings import real_root
-from tests.usage_pairs import UsagePair, openai_calibration_pairs, openai_pairs
+from tests.usage_pairs import UsagePair, followups, openai_calibration_pairs, openai_pairs
 
 PARAMETERS = (
     "json_factor",
@@ -104,6 +106,64 @@ def features(pair: UsagePair) -> tuple[list[float], float]:
 
 def anthropic_row(pair: UsagePair) -> list[float]:
     return features(pair)[0]
+
+
+def prefix_row(ctx: ModelContext, cached: int, body: dict[str, Any]) -> list[float]:
+    """The linear features (as `features`) of the first segments of `ctx` whose tokens add up
+    to `cached`: the prefix a follow-up read from the cache. The tool-prompt features count
+    where the prefix holds the hidden tool prompt."""
+    prefix, total = [], 0
+    for s in ctx.segments:
+        if total + s.tokens > cached:
+            break
+        prefix.append(s)
+        total += s.tokens
+    encoding = get_encoding("o200k_base")
+    texts = [s.text for s in prefix if s.kind != "hidden"]
+    json = sum(len(encoding.encode_ordinary(t)) for t in texts if looks_like_json(t))
+    raw = sum(len(encoding.encode_ordinary(t)) for t in texts) - json
+    tools = bool(body.get("tools")) and any(s.kind == "hidden" for s in prefix)
+    forced = str((body.get("tool_choice") or {}).get("type", "auto")) in ("any", "tool")
+    kinds = [str(t.get("type", "")) for t in body.get("tools") or []] if tools else []
+    return [
+        json,
+        raw,
+        float(tools and not forced),
+        float(tools and forced),
+        sum(1 for s in prefix if s.kind in FRAMED_KINDS),
+        float(any(k.startswith("tool_search_tool_bm25") for k in kinds)),
+        float(any(k.startswith("tool_search_tool_regex") for k in kinds)),
+    ]
+
+
+def held_out_cached() -> list[float]:
+    """Signed cached-token errors (%) on every follow-up that read the cache, each predicted
+    with constants fitted without its own conversation: the Claude scale factors and framing
+    enter the cached prefix linearly, so the held-out prediction is the analyzer's plus the
+    prefix's features times (the fold's constants - the shipped ones). Nothing fitted enters
+    an OpenAI prediction but the client tool-search prompt, which no cached follow-up carries."""
+    shipped = np.array(shipped_anthropic())
+    train = fit_pairs()
+    errors = []
+    for f in followups():
+        group = f.source.split(" (")[0]
+        change = np.zeros(len(shipped))
+        if f.provider == "anthropic":
+            fold = [p for p in train if conversation(p) != group]
+            change = (
+                fit(
+                    [anthropic_row(p) for p in fold],
+                    [p.reported - published_prompt(p) for p in fold],
+                )
+                - shipped
+            )
+        report = analyze(f.requests, provider=f.provider)
+        for entry, body, (cached, _, _) in zip(report, f.requests, f.reported, strict=True):
+            if entry.index and cached:
+                row = prefix_row(entry.context, entry.cached_tokens, body)
+                predicted = entry.cached_tokens + float(np.dot(change, row))
+                errors.append(100 * (predicted - cached) / cached)
+    return errors
 
 
 def published_prompt(pair: UsagePair) -> float:
@@ -252,12 +312,6 @@ def write_prompts() -> None:
         "schema_copies": round(copies, 1),
     }
     data["anthropic"]["thinking_instruction"] = round(thinking_refit())
-    pairs = server_pairs()
-    data["anthropic"]["server_tool_prompt"] = {k: round(v) for k, v in server_fit(pairs).items()}
-    scored = server_loco(pairs)  # the types the band was measured on, held out
-    data["anthropic"]["server_tool_prompt_held_out"] = sorted(
-        {k for p in pairs if p.source in scored for k in server_kinds(p)}
-    )
     o = data["openai"]  # in sample with the stored client tool-search prompt
     left_out = o["fit"].get("left_out")
     o["fit"] = _in_sample(openai_calibration_pairs(), o["fit"]["sources"])
@@ -267,12 +321,30 @@ def write_prompts() -> None:
     print(f"wrote the structured-output and thinking prompts to {CALIBRATION.name}")
 
 
+def write_server_prompts() -> None:
+    """Store the server-tool prompts, refit on top of everything else stored (a server-tool
+    request with thinking carries the stored extended-thinking instruction: run in a fresh
+    process after `write_prompts`)."""
+    data = json.loads(CALIBRATION.read_text())
+    pairs = server_pairs()
+    data["anthropic"]["server_tool_prompt"] = {k: round(v) for k, v in server_fit(pairs).items()}
+    scored = server_loco(pairs)  # the types the band was measured on, held out
+    data["anthropic"]["server_tool_prompt_held_out"] = sorted(
+        {k for p in pairs if p.source in scored for k in server_kinds(p)}
+    )
+    CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote the server-tool prompts to {CALIBRATION.name}")
+
+
 def main(argv: list[str]) -> None:
     if "--prompts" in argv:  # a fresh process: on top of the stored factors and framing
         write_prompts()
         return
+    if "--server" in argv:  # a fresh process: on top of the stored thinking instruction
+        write_server_prompts()
+        return
     if "--bands" in argv:  # a fresh process: every figure measured with the stored constants
-        measured = measure(held_out_errors())
+        measured = measure(held_out_errors(), held_out_cached())
         table(measured)
         write_bands(measured)
         return
@@ -282,7 +354,7 @@ def main(argv: list[str]) -> None:
     print(f"\nOpenAI: {len(left_out)} gpt-4o Responses requests left out of the fit (see table)")
     openai = client_search_refit()
     if "--write" not in argv:
-        table(measure(held_out_errors()))
+        table(measure(held_out_errors(), held_out_cached()))
         return
     if real_root() is None:
         raise SystemExit(
@@ -290,6 +362,7 @@ def main(argv: list[str]) -> None:
         )
     write_constants(claude, openai)
     subprocess.run([sys.executable, __file__, "--prompts"], check=True)
+    subprocess.run([sys.executable, __file__, "--server"], check=True)
     subprocess.run([sys.executable, __file__, "--bands"], check=True)
 
 

@@ -8,7 +8,8 @@ each tool-search request) cannot be predicted by the others and is listed, not s
 server tool's loop is compared like with like: the first model call against the request as
 sent; a usage that sums several calls without itemising them is listed, not scored.
 Cached tokens: each follow-up that read the cache, the analyzer's prediction over the
-conversation against the cached tokens reported.
+conversation against the cached tokens reported, its conversation held out of the fit
+(`calibrate.held_out_cached`).
 Run: `python benchmarks/calibrate.py` (prints this table last; `--write` stores the bands).
 """
 
@@ -23,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from dtl_notebook.cache import analyze
 from dtl_notebook.context import model_context
 from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.request_kinds import KINDS, request_kind
@@ -33,7 +33,6 @@ from tests.usage_pairs import (
     UsagePair,
     embedded_pairs,
     followup_pairs,
-    followups,
     openai_pairs,
     sdk_pairs,
 )
@@ -156,25 +155,15 @@ def figures(errors: list[float]) -> dict[str, Any]:
     }
 
 
-def cached_errors() -> list[float]:
-    """Signed cached-token errors (%) on every follow-up that read the cache."""
-    errors = []
-    for f in followups():
-        report = analyze(f.requests, provider=f.provider)
-        for entry, (cached, _, _) in zip(report, f.reported, strict=True):
-            if entry.index and cached:
-                errors.append(100 * (entry.cached_tokens - cached) / cached)
-    return errors
-
-
 def _cell(value: float | None, signed: bool = False) -> str:
     if value is None:
         return f"{'—':>8}"
     return f"{value:+7.1f}%" if signed else f"{value:7.1f}%"
 
 
-def measure(loco: dict[str, float]) -> dict[str, Any]:
-    """The per-kind figures, in sample and held out, and the cached-token figures."""
+def measure(loco: dict[str, float], cached: list[float]) -> dict[str, Any]:
+    """The per-kind figures, in sample and held out, and the held-out cached-token figures
+    (`cached`: signed errors in percent, each conversation held out)."""
     pairs = all_pairs()
     kinds: dict[str, Any] = {}
     for kind, title in KINDS.items():
@@ -187,7 +176,7 @@ def measure(loco: dict[str, float]) -> dict[str, Any]:
             "conversations": len({conversation(p) for p in scored if p.source in loco}),
             "not_scored": [p.source for p in mine if p.comparable is None or p.source not in loco],
         }
-    return {"kinds": kinds, "cached": figures(cached_errors())}
+    return {"kinds": kinds, "cached": figures(cached)}
 
 
 def table(measured: dict[str, Any]) -> None:

@@ -205,9 +205,11 @@ def followups() -> list[Followups]:
 
 
 def followup_pairs() -> list[UsagePair]:
-    """Each request of the cached conversations, against its whole reported input."""
+    """Each request of the cached conversations, against its whole reported input; a request
+    sent again unchanged is one input-token pair (it adds a cache read, not a new input)."""
     return [
         UsagePair(f"{f.source} [{i + 1}]", body, sum(usage), f.provider)
         for f in followups()
         for i, (body, usage) in enumerate(zip(f.requests, f.reported, strict=True))
+        if i == 0 or body != f.requests[i - 1]
     ]
