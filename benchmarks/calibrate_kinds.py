@@ -168,13 +168,19 @@ def measure(loco: dict[str, float], cached: list[float]) -> dict[str, Any]:
     kinds: dict[str, Any] = {}
     for kind, title in KINDS.items():
         mine = [p for p in pairs if kind_of(p) == kind]
-        scored = [p for p in mine if p.comparable is not None]
+        # a recording its data marks as outside the model (`excluded`, with the reason) is
+        # listed, not scored
+        scored = [p for p in mine if p.comparable is not None and not p.excluded]
         kinds[kind] = {
             "title": title,
             "in_sample": figures([100 * p.signed_error() for p in scored]),
             "held_out": figures([loco[p.source] for p in scored if p.source in loco]),
             "conversations": len({conversation(p) for p in scored if p.source in loco}),
-            "not_scored": [p.source for p in mine if p.comparable is None or p.source not in loco],
+            "not_scored": [
+                p.source
+                for p in mine
+                if p.comparable is None or p.excluded or p.source not in loco
+            ],
         }
     return {"kinds": kinds, "cached": figures(cached)}
 

@@ -29,7 +29,6 @@ KINDS: Final[dict[str, str]] = {
     "openai_hosted": "OpenAI hosted tools",
     "openai_reasoning": "OpenAI reasoning items",
     "openai_media": "OpenAI images and documents",
-    "openai_gpt4o_responses": "OpenAI gpt-4o on the Responses API (usage no rendering explains)",
 }
 
 _MEDIA = frozenset({"image", "document", "input_image", "input_file", "image_url", "file"})
@@ -136,7 +135,4 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
         return "openai_reasoning"
     if blocks & _MEDIA:  # what an image bills dwarfs the framing
         return "openai_media"
-    model = str(payload.get("model", "")).strip().lower().rsplit("/", 1)[-1]
-    if provider == "openai-responses" and model.startswith("gpt-4o"):
-        return "openai_gpt4o_responses"
     return "openai_tools"
