@@ -177,9 +177,7 @@ def measure(loco: dict[str, float], cached: list[float]) -> dict[str, Any]:
             "held_out": figures([loco[p.source] for p in scored if p.source in loco]),
             "conversations": len({conversation(p) for p in scored if p.source in loco}),
             "not_scored": [
-                p.source
-                for p in mine
-                if p.comparable is None or p.excluded or p.source not in loco
+                p.source for p in mine if p.comparable is None or p.excluded or p.source not in loco
             ],
         }
     return {"kinds": kinds, "cached": figures(cached)}

@@ -200,9 +200,10 @@ def test_server_tool_first_calls_held_out_within_target() -> None:
 
 def test_openai_error_on_real_requests_with_tools_is_the_shipped_fit() -> None:
     """pydantic/pydantic-ai cassettes (tests/data/openai_usage_pairs.json): Responses and Chat
-    Completions requests with tools, client tool search included, in sample, as shipped; the
-    target holds on the kind's held-out band (the client tool-search follow-ups, whose load
-    cost is not modelled, are not scored there; in sample they lift the median to 5.1 %)."""
+    Completions requests with tools, client tool search and gpt-4o included, as shipped; the
+    target holds on the kind's held-out figures (leave-one-conversation-out), the issue's
+    measure: in sample, the client tool-search follow-ups (a load's cost is not published) and
+    the March 2025 gpt-4o conversation lift the median over the requests with tools."""
     pairs = openai_calibration_pairs()
     fit = calibration()["openai"]["fit"]
     median, p90 = summary(pairs)
@@ -211,13 +212,14 @@ def test_openai_error_on_real_requests_with_tools_is_the_shipped_fit() -> None:
     assert any(t.get("type") == "tool_search" for p in pairs for t in p.body["tools"])
     assert median <= fit["median_abs_error_pct"] + 0.05, f"median |error| {median:.1f} %"
     assert p90 <= fit["p90_abs_error_pct"] + 0.05
-    assert BANDS["kinds"]["openai_tools"]["median_abs_error_pct"] <= TARGET_PCT
+    band = BANDS["kinds"]["openai_tools"]
+    assert band["median_abs_error_pct"] <= TARGET_PCT
+    assert band["p90_abs_error_pct"] <= 15.0
 
 
 def test_openai_left_out_recordings_say_why() -> None:
-    """Only two gpt-4o Responses recordings are left out, each with its reason (a March 2025
-    one-tool conversation ~208 tokens above the rule, a first request below what its own
-    message and tool take); later gpt-4o Responses requests are scored."""
+    """Only a gpt-4o Responses request whose reported input is below what its own message and
+    tool take is left out, with its reason; every other gpt-4o request is scored."""
     left_out = [p for p in openai_pairs() if p.unmodelled]
     assert left_out and all(p.body["model"] == "gpt-4o" for p in left_out)
     assert all(p.provider == "openai-responses" and "gpt-4o" in str(p.unmodelled) for p in left_out)
