@@ -45,11 +45,14 @@ def _session(count: int = 8) -> Session:
     return Session(system="You help.", tools=_tools(count), active=["tool_0", "tool_1"])
 
 
-def _turns(session: Session, mode: tuple[str, str, dict[str, Any]], steps: list[int]) -> list[str]:
-    """Each turn's body text and its model context's segment texts, as one string a turn."""
+def _turns(
+    session: Session, mode: tuple[str, str, dict[str, Any]], steps: list[int], start: int = 0
+) -> list[str]:
+    """Each turn's body text and its model context's segment texts, as one string a turn
+    (`start`: the number of the first turn)."""
     provider, model, options = mode
     out = []
-    for k, step in enumerate(steps):
+    for k, step in enumerate(steps, start):
         session.user(f"question {k}")
         if step % 3 == 1:  # a call whose result loads another tool
             session.assistant(tool_calls=[ToolCall(id=f"c{k}", name="tool_0", arguments={})])
@@ -75,6 +78,29 @@ def test_with_reuse_off_every_turn_is_byte_identical(
     finally:
         assert _reuse.enabled(before) is before
     assert warm == cold
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    mode=st.sampled_from(MODES),
+    steps=st.lists(st.integers(0, 9), min_size=2, max_size=6),
+    twice=st.booleans(),
+)
+def test_two_conversations_in_turn_give_what_each_gives_alone(
+    mode: tuple[str, str, dict[str, Any]], steps: list[int], twice: bool
+) -> None:
+    # what a turn takes over from the last (walks, renderings, accepted lists) stays its own
+    # conversation's, also when another conversation on the same model is served in between
+    # and when a body is built and rendered twice
+    provider, model, options = mode
+    alone = _turns(_session(), mode, steps)
+    first, second = _session(), _session()
+    for k, step in enumerate(steps):
+        got = _turns(first, mode, [step], start=k)[0]
+        _turns(second, mode, [step], start=k)
+        if twice:
+            model_context(build_request(first, provider, model, **options))
+        assert got == alone[k]
 
 
 def test_the_switch_takes_a_bool_only() -> None:

@@ -159,6 +159,15 @@ class Memo(dict[Any, Any]):
         with self._lock:
             self._drop(key)
 
+    def take(self, key: Any, value: Any) -> bool:
+        """Drop the entry under `key` if it is `value` itself: the caller owns it from now on
+        (it may change it; no later reader finds it)."""
+        with self._lock:
+            if dict.get(self, key) is not value:
+                return False
+            self._drop(key)
+            return True
+
     def _expire(self, key: Any, ref: Any) -> None:
         with self._lock:
             entry = self.get(key)

@@ -107,11 +107,13 @@ class Walks(Generic[S]):
         self._open_last = open_last
 
     def find(self, plan: Planned, key: tuple[Any, ...]) -> Checkpoint[S] | None:
-        """A copy of the checkpoint to resume `plan` from, if one is valid for it."""
+        """The checkpoint to resume `plan` from, if one is valid for it: the builder's own (taken
+        out of the memo), or a copy where another build took it first."""
         if plan.history is None or not active():
             return None
         transcript, rewrites = plan.history
-        found = _WALKS.get((self._number, id(transcript), key))
+        key_of = (self._number, id(transcript), key)
+        found = _WALKS.get(key_of)
         entry: _Entry | None = found[1] if found is not None and found[0]() is transcript else None
         if (
             entry is None
@@ -121,13 +123,18 @@ class Walks(Generic[S]):
         ):
             return None
         checkpoint = entry.checkpoint
-        messages = list(checkpoint.messages)
+        if _WALKS.take(key_of, found):
+            # taken over, not copied: the builder extends this list into its payload and keeps
+            # a new checkpoint after its walk (one that fails before then starts the next cold)
+            messages, state, notes = checkpoint.messages, checkpoint.state, checkpoint.notes
+        else:
+            messages = list(checkpoint.messages)
+            state, notes = cast(S, checkpoint.state.copy()), list(checkpoint.notes)
         if messages and self._open_last:
             last = messages[-1]
             messages[-1] = {**last, "content": list(last["content"])}
         closed = len(messages) - 1 if messages and self._open_last else len(messages)
-        state = cast(S, checkpoint.state.copy())
-        return Checkpoint(checkpoint.seen, messages, state, list(checkpoint.notes), closed)
+        return Checkpoint(checkpoint.seen, messages, state, notes, closed)
 
     def keep(self, plan: Planned, checkpoint: Checkpoint[S]) -> None:
         """Remember `checkpoint` for the next build of this transcript with its state's key.

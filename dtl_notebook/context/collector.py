@@ -52,16 +52,25 @@ _PREVIOUS = Memo("renderings")
 class Collector:
     """Collects segments in order, replaying unchanged units of the previous rendering."""
 
-    def __init__(self, provider: str, model: str, framing: int = 0, built: bool = False) -> None:
+    def __init__(
+        self,
+        provider: str,
+        model: str,
+        framing: int = 0,
+        built: bool = False,
+        conversation: int | None = None,
+    ) -> None:
         """`built`: the payload holds a builder's frozen parts (`_reuse.frozen.built_here`);
-        it is compared with the previous rendering of its own lineage."""
+        it is compared with the previous rendering of its own lineage. `conversation`: what
+        tells the conversation apart (`conversation_of`), so that two conversations rendered in
+        turn each resume from their own last rendering."""
         self.counter = encoding_for(provider, model)
         self.model = model
         self.segments: list[Segment] = []
         self.notes: list[str] = []
         self.block = -1
         self.framing = framing  # tokens the provider adds around each framed segment
-        self._key = (provider, model, framing, built)
+        self._key = (provider, model, framing, built, conversation)
         self._remembers = active()
         self._before: _Rendering | None = _PREVIOUS.get(self._key) if self._remembers else None
         self._units: list[_Unit] = []
@@ -114,8 +123,13 @@ class Collector:
         self.block = last.block_after
         same = identical_run(mine, copies, count)
         if self._pristine == n and same == count:
-            # everything so far is the previous rendering's: its lists, sliced once
-            self._units, self._copies = before.units[: n + count], before.copies[: n + count]
+            # everything so far is the previous rendering's: its lists, sliced once; where all
+            # of it is replayed, its own unit lists are taken over (it is no longer kept)
+            whole = n + count == len(before.units)
+            if whole and _PREVIOUS.take(self._key, before):
+                self._units, self._copies = before.units, before.copies
+            else:
+                self._units, self._copies = before.units[: n + count], before.copies[: n + count]
             self.segments = before.segments[: last.segments_end]
             self.notes = before.notes[: last.notes_end]
             self._pristine = n + count
@@ -208,3 +222,11 @@ class _Pending:
 @memoized("token counts")
 def _count(counter: Any, text: str) -> int:
     return int(counter.count(text))
+
+
+def conversation_of(history: Any) -> int | None:
+    """The identity of a body's first history item where it is read-only: the requests of one
+    conversation built here share that object (a hint only; every unit is compared anyway)."""
+    if isinstance(history, list) and history and type(history[0]) is FrozenDict:
+        return id(history[0])
+    return None

@@ -25,7 +25,7 @@ from dtl_notebook._reuse.frozen import built_here
 from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
 from dtl_notebook.context.calibration import calibration, estimate_for
-from dtl_notebook.context.collector import Collector
+from dtl_notebook.context.collector import Collector, conversation_of
 from dtl_notebook.context.content_rules import UNPUBLISHED
 from dtl_notebook.context.openai_functions import per_message
 from dtl_notebook.context.render_chat import render_chat
@@ -57,15 +57,18 @@ def model_context(
             raise ValueError("model_context(payload) needs provider=...")
         model = model or str(payload.get("model", ""))
     built = built_here(payload)
+    history_key = "input" if provider == "openai-responses" else "messages"
+    history = conversation_of(payload.get(history_key))
     if provider == "anthropic":
-        out = Collector(provider, model, int(calibration()["anthropic"]["per_block"]), built)
+        per_block = int(calibration()["anthropic"]["per_block"])
+        out = Collector(provider, model, per_block, built, history)
         render_anthropic.render(payload, out)
     elif provider == "openai-responses":
-        out = Collector(provider, model, per_message(), built)
+        out = Collector(provider, model, per_message(), built, history)
         render_openai.render_responses(payload, out)
     elif provider in ("openai-chat", "kimi"):
         framing = per_message() if provider == "openai-chat" else 0
-        out = Collector(provider, model, framing, built)
+        out = Collector(provider, model, framing, built, history)
         render_chat(payload, out, provider)
     else:
         raise unknown_value("provider", provider, PROVIDERS)

@@ -79,6 +79,7 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
     if not is_valid(schema(root), {**payload, **{key: [] for key in fields}}):
         return False
     accepted: dict[str, _Accepted] = {}
+    others: dict[str, tuple[_Accepted, ...]] = {}  # the other recent lists, where one was taken
     for field, item_type in fields.items():
         items: list[Any] = payload[field]
         accepted_before = _recent(root, field, items)
@@ -87,7 +88,7 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         same = shared_prefix(items, known)  # at C speed where they are the same objects
         # past the identical run, an equal frozen item replaces its remembered copy
         settled = identical_run(items, known, min(accepted_before.settled, same))
-        remembered = known[:settled]
+        remembered: list[Any] = []  # the items past `settled`, as remembered
         for i in range(settled, len(items)):
             item = items[i]
             if i < same or (i < len(known) and item == known[i]):
@@ -105,13 +106,22 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
             if not is_valid(item_schema, item):
                 return False
             remembered.append(exact_copy(item))
+        recent: tuple[_Accepted, ...] = _ACCEPTED.get((root, field), ()) if active() else ()
+        if recent and recent[0] is accepted_before and _ACCEPTED.take((root, field), recent):
+            # the newest list goes on as this one, cut back and extended in place (not copied)
+            others[field] = recent[1:]
+            del known[settled:]
+            known += remembered
+            remembered = known
+        else:
+            remembered = known[:settled] + remembered
         while settled < len(remembered) and type(remembered[settled]) in (FrozenDict, FrozenList):
             settled += 1
         accepted[field] = _Accepted(remembered, settled)
     if active():
         for field, kept in accepted.items():
-            recent: tuple[_Accepted, ...] = _ACCEPTED.get((root, field), ())
-            _ACCEPTED.put((root, field), (kept, *recent[: LISTS_PER_FIELD - 1]))
+            before = others[field] if field in others else _ACCEPTED.get((root, field), ())
+            _ACCEPTED.put((root, field), (kept, *before[: LISTS_PER_FIELD - 1]))
     return True
 
 
