@@ -37,6 +37,9 @@ from dtl_notebook.wire.schema import is_valid, root_type, schema, schema_of
 from dtl_notebook.wire.shape_errors import origin, union_members
 
 LISTS_PER_FIELD = 4  # recently accepted lists remembered per root type and field
+# items past a list's identical run that it may still share with the next (the open last
+# message, an item a breakpoint marks): beyond that, the next list is another lineage's
+OPEN_ITEMS = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,7 +110,12 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
                 return False
             remembered.append(exact_copy(item))
         recent: tuple[_Accepted, ...] = _ACCEPTED.get((root, field), ()) if active() else ()
-        if recent and recent[0] is accepted_before and _ACCEPTED.take((root, field), recent):
+        if (
+            len(known) - settled <= OPEN_ITEMS  # this list's own lineage, grown
+            and recent
+            and recent[0] is accepted_before
+            and _ACCEPTED.take((root, field), recent)
+        ):
             # the newest list goes on as this one, cut back and extended in place (not copied)
             others[field] = recent[1:]
             del known[settled:]
