@@ -51,7 +51,7 @@ from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
 from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.model import FRAMED_KINDS, ModelContext
 from dtl_notebook.context.offline_encodings import get_encoding
-from dtl_notebook.context.segments import dump
+from dtl_notebook.context.segments import Segment, dump
 from dtl_notebook.context.tokens import encoding_for, looks_like_json
 from tests.real_recordings import real_root
 from tests.usage_pairs import UsagePair, followups, openai_calibration_pairs, openai_pairs
@@ -84,24 +84,10 @@ def fit_pairs() -> list[UsagePair]:
 def features(pair: UsagePair) -> tuple[list[float], float]:
     """(the linear features of one Claude request, its published tool-prompt tokens)."""
     ctx = model_context(pair.body, provider="anthropic")
-    encoding = get_encoding("o200k_base")
-    texts = [s.text for s in ctx if s.kind != "hidden"]
-    json = sum(len(encoding.encode_ordinary(t)) for t in texts if looks_like_json(t))
-    raw = sum(len(encoding.encode_ordinary(t)) for t in texts) - json
     choice = str((pair.body.get("tool_choice") or {}).get("type", "auto"))
-    forced = choice in ("any", "tool")
-    kinds = [str(t.get("type", "")) for t in pair.body.get("tools") or []]
     tools = bool(pair.body.get("tools"))  # no tools: no tool prompt, no tool framing
     published = (anthropic_tool_prompt(pair.body["model"], choice)[0] or 0) if tools else 0
-    return [
-        json,
-        raw,
-        float(tools and not forced),
-        float(tools and forced),
-        sum(1 for s in ctx if s.kind in FRAMED_KINDS),
-        float(any(k.startswith("tool_search_tool_bm25") for k in kinds)),
-        float(any(k.startswith("tool_search_tool_regex") for k in kinds)),
-    ], published
+    return _linear(ctx.segments, pair.body, tools), published
 
 
 def anthropic_row(pair: UsagePair) -> list[float]:
@@ -112,17 +98,24 @@ def prefix_row(ctx: ModelContext, cached: int, body: dict[str, Any]) -> list[flo
     """The linear features (as `features`) of the first segments of `ctx` whose tokens add up
     to `cached`: the prefix a follow-up read from the cache. The tool-prompt features count
     where the prefix holds the hidden tool prompt."""
-    prefix, total = [], 0
+    prefix: list[Segment] = []
+    total = 0
     for s in ctx.segments:
         if total + s.tokens > cached:
             break
         prefix.append(s)
         total += s.tokens
+    tools = bool(body.get("tools")) and any(s.kind == "hidden" for s in prefix)
+    return _linear(prefix, body, tools)
+
+
+def _linear(segments: list[Segment], body: dict[str, Any], tools: bool) -> list[float]:
+    """The linear features of `segments` of a Claude request: JSON and prose tokens (o200k),
+    the tool prompt (auto or forced choice) where `tools`, framed segments, search tools."""
     encoding = get_encoding("o200k_base")
-    texts = [s.text for s in prefix if s.kind != "hidden"]
+    texts = [s.text for s in segments if s.kind != "hidden"]
     json = sum(len(encoding.encode_ordinary(t)) for t in texts if looks_like_json(t))
     raw = sum(len(encoding.encode_ordinary(t)) for t in texts) - json
-    tools = bool(body.get("tools")) and any(s.kind == "hidden" for s in prefix)
     forced = str((body.get("tool_choice") or {}).get("type", "auto")) in ("any", "tool")
     kinds = [str(t.get("type", "")) for t in body.get("tools") or []] if tools else []
     return [
@@ -130,7 +123,7 @@ def prefix_row(ctx: ModelContext, cached: int, body: dict[str, Any]) -> list[flo
         raw,
         float(tools and not forced),
         float(tools and forced),
-        sum(1 for s in prefix if s.kind in FRAMED_KINDS),
+        sum(1 for s in segments if s.kind in FRAMED_KINDS),
         float(any(k.startswith("tool_search_tool_bm25") for k in kinds)),
         float(any(k.startswith("tool_search_tool_regex") for k in kinds)),
     ]

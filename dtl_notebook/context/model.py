@@ -58,17 +58,17 @@ def model_context(
         model = model or str(payload.get("model", ""))
     built = built_here(payload)
     history_key = "input" if provider == "openai-responses" else "messages"
-    history = conversation_of(payload.get(history_key))
+    conversation = conversation_of(payload.get(history_key))
     if provider == "anthropic":
         per_block = int(calibration()["anthropic"]["per_block"])
-        out = Collector(provider, model, per_block, built, history)
+        out = Collector(provider, model, per_block, built, conversation)
         render_anthropic.render(payload, out)
     elif provider == "openai-responses":
-        out = Collector(provider, model, per_message(), built, history)
+        out = Collector(provider, model, per_message(), built, conversation)
         render_openai.render_responses(payload, out)
     elif provider in ("openai-chat", "kimi"):
         framing = per_message() if provider == "openai-chat" else 0
-        out = Collector(provider, model, framing, built, history)
+        out = Collector(provider, model, framing, built, conversation)
         render_chat(payload, out, provider)
     else:
         raise unknown_value("provider", provider, PROVIDERS)
