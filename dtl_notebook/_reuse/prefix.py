@@ -74,6 +74,14 @@ class PrefixScan(Generic[State]):
             self._step(state, index, items[index])
         return state
 
+    def scan_tail(self, items: list[Any]) -> tuple[int, State]:
+        """For a list whose shared part follows a few plain items made anew each request (a
+        `tools` list: the search tool and the shown tools, then the shared catalog): how many
+        plain items lead (`head`), and the state after `items[head:]`, resumed where it can be.
+        The caller steps over the head itself."""
+        head = plain_head(items)
+        return head, self.scan(items[head:] if head else items)
+
     def _resume(self, items: list[Any]) -> tuple[list[Any] | None, int, State]:
         """The longest kept prefix `items` starts with: (the list it is the start of, its
         length, its kept state)."""
@@ -100,6 +108,14 @@ class PrefixScan(Generic[State]):
         kept.insert(0, key)
         while len(kept) > self._remembered:
             _KEPT.discard(kept.pop())
+
+
+def plain_head(items: list[Any]) -> int:
+    """How many items come before the first read-only one."""
+    for index, item in enumerate(items):
+        if type(item) is FrozenDict:
+            return index
+    return len(items)
 
 
 def _copied(state: State) -> State:

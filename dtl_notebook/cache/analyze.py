@@ -75,12 +75,12 @@ class CacheAnalyzer:
         if response is not None:  # parts the reply says the model never saw
             ctx = as_seen(ctx, payload, response)
         rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
-        deferred = _deferred_tools(payload) if rule.deferred_scaffolding else []
+        deferred = rule.deferred_scaffolding and _has_deferred(payload)
         previous = self._previous
         settings = request_settings(ctx.provider, payload)
         settings_salt = salt(ctx.provider, settings)
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
-        facts = carry(cache_view(ctx, settings_salt), bool(deferred), carried)
+        facts = carry(cache_view(ctx, settings_salt), deferred, carried)
         chain, cum = facts.chain, facts.cum
         now = float(len(self.entries)) if at is None else at
         points = breakpoint_segments(payload, facts) if rule.breakpoints else []
@@ -102,8 +102,8 @@ class CacheAnalyzer:
         setting = None
         if previous is not None and previous.context.model == ctx.model:
             setting = changed_setting(ctx.provider, previous.settings, settings)
-        if previous is not None and bool(deferred) != self._previous_deferred:
-            brk: CacheBreak | None = scaffolding_break(previous, deferred)
+        if previous is not None and deferred != self._previous_deferred:
+            brk: CacheBreak | None = scaffolding_break(previous, _deferred_names(payload))
         else:
             brk = explain(
                 previous,
@@ -140,7 +140,7 @@ class CacheAnalyzer:
         self.entries.append(entry)
         start = facts.starts.get("messages", len(chain)) if rule.breakpoints else 0
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
-        self._previous_deferred = bool(deferred)
+        self._previous_deferred = deferred
         self._carried = facts
         return entry
 
@@ -185,12 +185,22 @@ def _lost(previous: CacheEntry, rule: CacheRule, cached: int) -> int:
     return max(0, held - cached)
 
 
-def _deferred_tools(payload: dict[str, Any]) -> list[str]:
-    tools = payload.get("tools") if isinstance(payload, dict) else None
-    listed = tools if isinstance(tools, list) else []
+def _has_deferred(payload: dict[str, Any]) -> bool:
+    """Whether a body declares a deferred tool (a native-search body: after its first few)."""
+    return any(t.get("defer_loading") is True for t in _tools(payload) if isinstance(t, dict))
+
+
+def _deferred_names(payload: dict[str, Any]) -> list[str]:
     return [
-        str(t.get("name")) for t in listed if isinstance(t, dict) and t.get("defer_loading") is True
+        str(t.get("name"))
+        for t in _tools(payload)
+        if isinstance(t, dict) and t.get("defer_loading") is True
     ]
+
+
+def _tools(payload: dict[str, Any]) -> list[Any]:
+    tools = payload.get("tools") if isinstance(payload, dict) else None
+    return tools if isinstance(tools, list) else []
 
 
 def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:

@@ -110,12 +110,24 @@ def _message_marks(marks: list[tuple[str, Any]], m: int, message: Any) -> None:
 _MESSAGE_MARKS: PrefixScan[list[tuple[str, Any]]] = PrefixScan(list, _message_marks)
 
 
+def _tool_marks(marks: list[tuple[int, Any]], i: int, tool: Any) -> None:
+    if isinstance(tool, dict) and tool.get("cache_control"):
+        marks.append((i, tool["cache_control"]))
+
+
+_TOOL_MARKS: PrefixScan[list[tuple[int, Any]]] = PrefixScan(list, _tool_marks, remembered=2)
+
+
 def breakpoint_segments(payload: dict[str, Any], facts: Carried) -> list[tuple[int, float]]:
     """Segments that end at a cache breakpoint, with the TTL in seconds."""
-    marks: list[tuple[str, Any]] = []
-    for i, tool in enumerate(payload.get("tools") or []):
-        if isinstance(tool, dict) and tool.get("cache_control"):
-            marks.append((f"tools.{i}", tool["cache_control"]))
+    listed = payload.get("tools")
+    tools = listed if isinstance(listed, list) else []
+    at, shared = _TOOL_MARKS.scan_tail(tools)  # a native-search body declares every tool
+    own: list[tuple[int, Any]] = []
+    for i in range(at):
+        _tool_marks(own, i, tools[i])
+    marks = [(f"tools.{i}", control) for i, control in own]
+    marks += [(f"tools.{at + i}", control) for i, control in shared]
     system = payload.get("system")
     for i, block in enumerate(system if isinstance(system, list) else []):
         if block.get("cache_control"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from dtl_notebook._reuse.frozen import FrozenDict
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
 
@@ -74,10 +73,15 @@ def tool_kinds(tools: Any) -> list[ToolKind]:
     """Each distinct (type, execution) of a body's tools, in order of first appearance."""
     if not isinstance(tools, list):
         return []
-    if len(tools) > _FEW_TOOLS and type(tools[0]) is FrozenDict:  # a shared catalog: resume
-        return list(_TOOL_KINDS.scan(tools))
-    # a short list, or one made anew: one pass at comprehension speed over the raw values,
-    # each distinct pair turned into text once
+    if len(tools) <= _FEW_TOOLS:
+        return _read_kinds(tools)
+    at, shared = _TOOL_KINDS.scan_tail(tools)  # a shared catalog after a few tools made anew
+    return list(dict.fromkeys([*_read_kinds(tools[:at]), *shared])) if at else list(shared)
+
+
+def _read_kinds(tools: list[Any]) -> list[ToolKind]:
+    """`tool_kinds` in one pass at comprehension speed over the raw values, each distinct pair
+    turned into text once."""
     try:
         raw = {(t.get("type"), t.get("execution")): None for t in tools if isinstance(t, dict)}
     except TypeError:  # an unhashable type or execution: text first, as the scan does
@@ -97,7 +101,7 @@ def _blocks(payload: dict[str, Any]) -> set[str]:
 
 def _anthropic(payload: dict[str, Any], tools: list[Any]) -> str:
     # each distinct type once: a native-search body declares the whole registry
-    types = {str(t.get("type", "")) for t in tools if isinstance(t, dict)}
+    types = {kind or "" for kind, _ in tool_kinds(tools)}
     blocks = _blocks(payload)
     if any(server_tool_prompt(t)[1] for t in types) or blocks & {"server_tool_use"}:
         return "anthropic_server_tools"

@@ -32,6 +32,7 @@ from typing import Any
 
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.items import tool_item, tool_items
+from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks, copied
 from dtl_notebook.agent.messages import (
@@ -213,6 +214,20 @@ def _deferred_items(
     if active() and all(type(item) is FrozenDict for item in items):  # made once, kept
         _DEFERRED_ITEMS.put_held(key, [registry, *replaced.values()], items)
     return items
+
+
+def _immediate(tool: JSON) -> bool:
+    """A client tool sent in full (a breakpoint may go on it)."""
+    return not tool.get("defer_loading") and "type" not in tool
+
+
+def _last_immediate_step(found: list[int], index: int, tool: JSON) -> None:
+    if _immediate(tool):
+        found[:] = [index]
+
+
+# the last immediate tool of the shared part of a tools list: native search shares its catalog
+_LAST_IMMEDIATE: PrefixScan[list[int]] = PrefixScan(list, _last_immediate_step, remembered=2)
 
 
 class _Builder:
@@ -635,11 +650,12 @@ class _Builder:
         marker: JSON = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
         # a deferred tool cannot carry cache_control: the tools' breakpoint is on the last
         # immediate one (deferred tools are outside the cached prefix, tool search page)
-        immediate = [
-            i for i, t in enumerate(tools) if not t.get("defer_loading") and "type" not in t
-        ]
-        if immediate:  # a copy: the item itself is shared with every body that declares it
-            tools[immediate[-1]] = {**tools[immediate[-1]], "cache_control": dict(marker)}
+        at, shared = _LAST_IMMEDIATE.scan_tail(tools)  # the deferred catalog is shared
+        last = at + shared[0] if shared else None
+        if last is None:
+            last = next((i for i in range(at - 1, -1, -1) if _immediate(tools[i])), None)
+        if last is not None:  # a copy: the item itself is shared with every body declaring it
+            tools[last] = {**tools[last], "cache_control": dict(marker)}
         total = self._close_blocks() + (len(self.messages[-1]["content"]) if self.messages else 0)
         previous_end = self._previous_request_blocks()
         if previous_end and total - previous_end > MAX_NEW_BLOCKS:

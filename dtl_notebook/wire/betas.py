@@ -13,7 +13,6 @@ from typing import Any
 
 import typing_extensions as te
 
-from dtl_notebook._reuse.frozen import FrozenDict
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.schema import reachable
 from dtl_notebook.wire.shape_errors import union_members
@@ -141,7 +140,7 @@ def message_features(message: Any) -> tuple[bool, frozenset[str]]:
 
 def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
     """(uses a beta key or type, sorted beta names) for an Anthropic request body."""
-    beta_keys, beta_types = _beta_only()
+    beta_keys = _beta_only()[0]
     names: set[str] = set()
     beta = False
     for key in payload.keys() & beta_keys:
@@ -158,18 +157,12 @@ def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
             names.add(BLOCK_BETAS[edit["type"]])
     tools = payload.get("tools")
     tools = tools if isinstance(tools, list) else []
-    head = 0  # the tools before the first read-only one (the search tool, the shown ones)
-    while head < len(tools) and type(tools[head]) is not FrozenDict:
-        head += 1
-    for tool in tools[:head]:  # made anew each request: one plain pass
-        kind = tool.get("type") if isinstance(tool, dict) else None
-        if isinstance(kind, str) and kind in beta_types:
-            beta = True
-            if kind in BLOCK_BETAS:
-                names.add(BLOCK_BETAS[kind])
-    if head < len(tools):  # a union: order is moot
-        shared = _TOOL_FEATURES.scan(tools[head:] if head else tools)
-        beta, names = beta or shared.beta, names | shared.names
+    head, shared = _TOOL_FEATURES.scan_tail(tools)  # the shared catalog: a union, order is moot
+    own = _Features()  # the search tool and the shown tools, made anew each request
+    for index in range(head):
+        _tool_step(own, index, tools[index])
+    beta = beta or own.beta or shared.beta
+    names |= own.names | shared.names
     messages = payload.get("messages")
     found = _MESSAGE_FEATURES.scan(messages if isinstance(messages, list) else [])
     return beta or found.beta, finish(names | found.names)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
+import operator
 from typing import Any
 
 import typing_extensions as te
@@ -92,8 +93,17 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
         # past the identical run, an equal frozen item replaces its remembered copy
         settled = identical_run(items, known, min(accepted_before.settled, same))
         remembered: list[Any] = []  # the items past `settled`, as remembered
-        for i in range(settled, len(items)):
+        i = settled
+        while i < len(items):
             item = items[i]
+            if i < same and item is known[i]:
+                # a run of remembered values themselves (immutable: the copies are private),
+                # e.g. a shared catalog after tools made anew, taken at C speed
+                run = list(map(operator.is_, items[i:same], known[i:same]))
+                end = i + run.index(False) if False in run else same
+                remembered += items[i:end]
+                i = end
+                continue
             if i < same or (i < len(known) and item == known[i]):
                 # an equal item frozen since is kept itself: later lists match it by identity;
                 # a plain one equal to a frozen one is kept as a plain copy, so that parsed
@@ -104,11 +114,12 @@ def accepts(root: str, payload: dict[str, Any]) -> bool:
                     remembered.append(exact_copy(item))
                 else:
                     remembered.append(known[i])
-                continue
-            item_schema = item_schema or schema_of(item_type)
-            if not is_valid(item_schema, item):
-                return False
-            remembered.append(exact_copy(item))
+            else:
+                item_schema = item_schema or schema_of(item_type)
+                if not is_valid(item_schema, item):
+                    return False
+                remembered.append(exact_copy(item))
+            i += 1
         recent: tuple[_Accepted, ...] = _ACCEPTED.get((root, field), ()) if active() else ()
         if (
             len(known) - settled <= OPEN_ITEMS  # this list's own lineage, grown

@@ -1,7 +1,8 @@
 """Provider rules the request types cannot express, each written once.
 
-All tools deferred, ``cache_control`` on a deferred tool, a dangling or mixed
-``tool_reference``, unpaired call ids, breakpoint limits and TTL order, duplicate tool names.
+A dangling or mixed
+``tool_reference``, unpaired call ids, breakpoint limits and TTL order; the rules of the
+``tools`` list are in `tool_rules`.
 
 A rule over the message list is a step of a resumable scan (`_reuse.prefix.PrefixScan`): the
 step records the first :class:`~.problems.Problem` (its JSON path and message) in the scan's
@@ -18,11 +19,8 @@ from typing import Any
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.problems import Problem, as_list, dict_items, raise_first
 from dtl_notebook.wire.shape_errors import Path, fail, format_path, short
+from dtl_notebook.wire.tool_rules import check_anthropic_tools
 
-# https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
-ALL_DEFERRED_MESSAGE = (
-    "At least one tool must have defer_loading=false. All tools cannot be deferred."
-)
 # https://docs.claude.com/en/docs/build-with-claude/prompt-caching: at most 4 breakpoints
 MAX_CACHE_BREAKPOINTS = 4
 TOOL_REFERENCE = "tool_reference"
@@ -99,7 +97,7 @@ def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, di
 
 
 def check_anthropic(payload: dict[str, Any], provider: str) -> None:
-    tool_names, breakpoints = _check_anthropic_tools(payload.get("tools"), provider)
+    tool_names, breakpoints = check_anthropic_tools(payload.get("tools"), provider)
     for j, block in dict_items(payload.get("system")):
         for path, b in _nested_blocks(block, ("system", j)):
             if b.get("cache_control") is not None:
@@ -107,7 +105,7 @@ def check_anthropic(payload: dict[str, Any], provider: str) -> None:
     facts = _MESSAGE_FACTS.scan(as_list(payload.get("messages")))
     # references are recorded up to the first problem only, so a dangling one comes first
     for name, path in facts.references.items():
-        if name not in tool_names:
+        if not tool_names(name):
             fail(provider, path, _unknown_reference(name))
     raise_first(provider, facts.problem)
     breakpoints.extend(facts.breakpoints)
@@ -191,46 +189,6 @@ def _tool_result_problem(
 
 
 _MESSAGE_FACTS = PrefixScan(_MessageFacts, _step)
-
-
-def _check_anthropic_tools(tools: Any, provider: str) -> tuple[set[str], list[tuple[Path, Any]]]:
-    """Unique names, not all deferred, no breakpoint on a deferred tool (in that order of
-    report), in one pass: a native-search body declares every registered tool. Returns the
-    tool names and the tools' breakpoints."""
-    names: dict[str, int] = {}
-    breakpoints: list[tuple[Path, Any]] = []
-    duplicate: tuple[int, str] | None = None
-    deferred_breakpoint: int | None = None
-    counted = deferred_count = 0
-    for i, tool in enumerate(tools if isinstance(tools, list | tuple) else ()):
-        if not isinstance(tool, dict):
-            continue
-        counted += 1
-        name = tool.get("name")
-        if isinstance(name, str):
-            if name in names and duplicate is None:
-                duplicate = (i, name)
-            names.setdefault(name, i)
-        deferred = tool.get("defer_loading") is True
-        deferred_count += deferred
-        if tool.get("cache_control") is not None:
-            if deferred and deferred_breakpoint is None:
-                deferred_breakpoint = i
-            breakpoints.append((("tools", i, "cache_control"), tool["cache_control"]))
-    if duplicate is not None:
-        i, name = duplicate
-        first = format_path(("tools", names[name]))
-        fail(provider, ("tools", i), f"duplicate tool name {name!r} (first at {first})")
-    if counted and deferred_count == counted:  # an all-deferred request is rejected
-        fail(provider, ("tools",), ALL_DEFERRED_MESSAGE)
-    if deferred_breakpoint is not None:  # a deferred tool is outside the cached prefix
-        fail(
-            provider,
-            ("tools", deferred_breakpoint, "cache_control"),
-            "a tool with defer_loading=true cannot have cache_control; "
-            "put the breakpoint on a non-deferred tool",
-        )
-    return set(names), breakpoints
 
 
 def _check_breakpoints(provider: str, breakpoints: list[tuple[Path, Any]]) -> None:

@@ -25,14 +25,10 @@ from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
 from dtl_notebook.wire.openai_rules import check_chat, check_responses
-from dtl_notebook.wire.rules import (
-    ALL_DEFERRED_MESSAGE,
-    MAX_CACHE_BREAKPOINTS,
-    check_anthropic,
-    is_kimi_carrier,
-)
+from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, check_anthropic, is_kimi_carrier
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
 from dtl_notebook.wire.shape_errors import Path, WireValidationError, fail
+from dtl_notebook.wire.tool_rules import ALL_DEFERRED_MESSAGE
 
 __all__ = [
     "ALL_DEFERRED_MESSAGE",
