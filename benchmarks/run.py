@@ -71,13 +71,14 @@ def analysis_rows(tools: list[Tool]) -> list[tuple[str, str, str]]:
             start = time.perf_counter()
             analyzer.add(current)
             timings.append(time.perf_counter() - start)
-        label = f"analyze a new turn: {provider} {options.get('search', 'client')}, "
-        label += f"{len(tools):,} tools, {len(session.messages)} messages"
+        mode = f"{provider} {options.get('search', 'client')}"
+        size = f"{len(tools):,} tools, {len(session.messages)} messages"
+        label = f"analyze a new turn: {mode}, {size}"
         rows.append((label, f"{statistics.median(timings) * 1e3:.1f} ms", "milliseconds"))
         session.user("one more")  # build the new turn's request, not the previous one
         build = timed(lambda p=provider, m=model, o=options: build_request(session, p, m, **o), 3)
         _pop_turn(session)
-        rows.append((f"build + validate that request ({provider})", f"{build * 1e3:.1f} ms", "-"))
+        rows.append((f"build + validate that request ({mode})", f"{build * 1e3:.2f} ms", "-"))
     return rows
 
 

@@ -126,6 +126,21 @@ def test_interleaved_chat_completions_come_apart_by_id(order: list[bool]) -> Non
         parse_response(mixed, "openai-chat")
 
 
+@pytest.mark.parametrize("completion", ["c-1", ""])
+def test_two_chat_completions_of_one_id_one_after_the_other_are_two_replies(
+    completion: str,
+) -> None:
+    one = _chat_chunks(completion, "call_a", "Oslo")
+    two = _chat_chunks(completion, "call_b", "Lima")  # a server that reuses (or leaves out) ids
+    replies = parse_responses(one + two, "openai-chat")
+    assert [_calls(r) for r in replies] == [
+        [("weather", {"location": "Oslo"})],
+        [("weather", {"location": "Lima"})],
+    ]
+    with pytest.raises(ResponseFormatError, match=f"<stream>.{len(one)}: a second stream"):
+        parse_response(one + two, "openai-chat")
+
+
 def test_two_streams_in_one_captured_reply_are_named(tmp_path: Path) -> None:
     _need(VERCEL)
     text = (VERCEL / "anthropic-tool-search-bm25.1.chunks.txt").read_text()  # two steps
@@ -253,6 +268,14 @@ def test_any_json_pair_audits_or_gives_a_named_error(
 # -- requests and usage that are not what the renderers walk -----------------------------------
 
 
+_SEARCH_RESULT = {"type": "tool_search_tool_result", "tool_use_id": "s1", "content": "x"}
+
+
+def _result_of(name: Any) -> dict[str, Any]:
+    reference = {"type": "tool_reference", "tool_name": name}
+    return {"type": "tool_result", "tool_use_id": "c1", "content": [reference]}
+
+
 @pytest.mark.parametrize(
     ("change", "named"),
     [
@@ -264,6 +287,23 @@ def test_any_json_pair_audits_or_gives_a_named_error(
         ),
         ({"system": [None]}, r"request system\[0\]: expected an object, got NoneType"),
         ({"tool_choice": 3}, r"request tool_choice: expected an object or a string, got int 3"),
+        (
+            {"messages": [{"role": "assistant", "content": [_SEARCH_RESULT]}]},
+            r"request messages\[0\].content\[0\].content: expected an object, got 'x'",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [_result_of(["f"])]}]},
+            r"request messages\[0\].content\[0\].content\[0\].tool_name: expected a string, "
+            r"got list \['f'\]",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "text", "text": "ab\udcff"}]}]},
+            r"request messages.0.content.0.text: holds a lone surrogate '\\udcff' at position 2",
+        ),
+        (
+            {"tools": [{"name": "f", "description": "\udcff", "input_schema": {}}]},
+            r"request tools.0.description: holds a lone surrogate",
+        ),
     ],
 )
 def test_a_captured_request_that_is_not_objects_is_named(
@@ -339,6 +379,12 @@ def test_a_kimi_har_is_kimi_in_the_view_and_the_audit(tmp_path: Path) -> None:
     path.write_text(json.dumps({"log": {"entries": [entry]}}))
     assert list(audit_capture(path).reports) == ["kimi"]
     assert [r.provider for r in from_capture(path)] == ["kimi"]
+    answered = audit_capture(path)["kimi"][0]
+    assert answered.reported is not None and answered.reported.cached == 0  # Kimi's own field
+    aborted = {**entry, "response": {"status": 0, "content": {"text": ""}}}  # no response came
+    path.write_text(json.dumps({"log": {"entries": [aborted, entry]}}))
+    first, second = load_capture(path)
+    assert (first.response, first.error, second.error) == (None, None, None)
 
 
 def test_refused_requests_stay_listed_but_out_of_the_cache_sequence() -> None:
@@ -389,6 +435,8 @@ def test_captured_bodies_are_masked_in_repr(tmp_path: Path) -> None:
             "NotFoundError",
         ),
         ({"error": f"Invalid API key {KEY}"}, "Invalid API key [redacted]", "error"),
+        ({"object": "error", "code": 400}, "an error object without a message", "400"),
+        ({"detail": "Not Found"}, "Not Found", "detail"),  # FastAPI's own 404 body
     ],
 )
 def test_openai_compatible_error_bodies_are_the_servers_error(
@@ -428,6 +476,13 @@ def test_a_failed_responses_body_is_the_provider_error() -> None:
         parse_response(stream, "openai-responses")
 
 
+def test_a_failed_responses_body_whose_error_is_text_keeps_it() -> None:
+    failed = {**_response(), "status": "failed", "error": "boom"}
+    with pytest.raises(ProviderError) as caught:
+        parse_response(failed, "openai-responses")
+    assert caught.value.message == "boom"
+
+
 def test_an_incomplete_responses_body_keeps_why() -> None:
     details = {"reason": "max_output_tokens"}
     reply = parse_response(
@@ -455,6 +510,24 @@ def test_a_chat_refusal_is_kept() -> None:
     )
     reply = parse_response(body, "openai-chat")
     assert reply.refusal == reply.message.text == "I can't help with that."
+    both = parse_response(_completion({"content": "Partly", "refusal": "I can't."}), "openai-chat")
+    assert (both.message.text, both.refusal) == ("Partly\nI can't.", "I can't.")
+
+
+def test_a_reply_with_text_that_is_not_unicode_names_where() -> None:
+    body = {
+        "id": "m1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "ok"}, {"type": "text", "text": "ab\udcff"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    with pytest.raises(ResponseFormatError, match=r"at content.1.text: holds a lone surrogate"):
+        parse_response(json.dumps(body), "anthropic")
+    with pytest.raises(ResponseFormatError, match=r"at choices.0.message.content: holds a lone"):
+        parse_response(json.dumps(_completion({"content": "\udcff"})), "openai-chat")
 
 
 def test_chat_content_as_a_list_of_text_parts_keeps_the_text() -> None:

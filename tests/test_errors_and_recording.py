@@ -16,6 +16,7 @@ import pytest
 from dtl_notebook import Session
 from dtl_notebook.live import Agent, ProviderError, ReplayTransport, emulator_transport
 from dtl_notebook.live.loop import TurnError
+from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.transport import SDKTransport
 from dtl_notebook.wire import WireRequest
 
@@ -158,3 +159,67 @@ def test_the_recording_follows_a_switch_and_a_transport_change(tmp_path: Path) -
     assert second > first
     lines = path.read_text().splitlines()
     assert [json.loads(line)["transport"] for line in lines] == ["emulator"] * len(lines)
+
+
+def test_a_recorder_passed_in_records_beside_the_agents_own_file(tmp_path: Path) -> None:
+    mine, theirs = tmp_path / "agent.jsonl", tmp_path / "other.jsonl"
+    agent = Agent(session(), "anthropic", ANTHROPIC, record=mine)
+    agent.run("What's the weather in Paris?")
+    before = len(agent.steps)
+    agent.use_transport(Recorder(emulator_transport("anthropic"), theirs, "anthropic", ANTHROPIC))
+    agent.run("And in Oslo?")
+    assert len(exchanges(mine)) == len(agent.steps)  # the recording went on
+    assert len(exchanges(theirs)) == len(agent.steps) - before
+    agent.use_transport(Recorder(emulator_transport("anthropic"), mine, "anthropic", ANTHROPIC))
+    agent.run("And in Rome?")
+    assert len(exchanges(mine)) == len(agent.steps)  # its own file: each exchange once
+
+
+def test_a_transport_of_another_provider_is_named() -> None:
+    agent = Agent(session(), "anthropic", ANTHROPIC)
+    with pytest.raises(ValueError, match=r"transport speaks 'openai-chat' but this agent sends"):
+        agent.use_transport(emulator_transport("openai-chat"))
+    assert agent.transport.name == "emulator" and agent.run("hi").text  # still its own
+
+
+def chain(exc: BaseException | None) -> list[BaseException]:
+    """Every exception reachable from `exc`: causes and contexts, displayed or hidden."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        item = todo.pop()
+        if item is None or any(item is s for s in seen):
+            continue
+        seen.append(item)
+        todo += [item.__cause__, item.__context__]
+    return seen
+
+
+def holds_key(exc: BaseException, key: str) -> bool:
+    """The key in the exception's text, its arguments, or an SDK error's body and request."""
+    texts = [str(exc), repr(exc.args), repr(getattr(exc, "body", None))]
+    response = getattr(exc, "response", None)
+    if response is not None:
+        texts.append(repr(dict(response.request.headers)))
+    return any(key in text for text in texts)
+
+
+def test_no_exception_reachable_from_a_failed_turn_holds_the_key() -> None:
+    agent = Agent(session(), "anthropic", ANTHROPIC, transport=anthropic_refusing())
+    with pytest.raises(TurnError) as info:
+        agent.run("What's the weather in Paris?")
+    reachable = chain(info.value)
+    assert any(isinstance(e, ProviderError) for e in reachable)
+    assert not any(holds_key(e, KEY) for e in reachable)
+    assert not any(isinstance(e, anthropic.APIError) for e in reachable)  # nor the SDK's own
+
+    class Failing:  # a user's transport whose error text holds the key
+        name = "mine"
+
+        def send(self, request: WireRequest) -> Any:
+            raise RuntimeError(f"bad key {KEY}")
+
+    agent = Agent(session(), "anthropic", ANTHROPIC, transport=Failing())
+    with pytest.raises(TurnError) as info:
+        agent.run("again")
+    assert not any(holds_key(e, KEY) for e in chain(info.value))

@@ -92,6 +92,16 @@ def test_errors_name_the_callers_path_never_a_temporary_one(tmp_path: Path) -> N
     assert strays(tmp_path) == []
 
 
+def test_a_path_holding_a_nul_character_is_named(tmp_path: Path) -> None:
+    session = Session(tools=make_tools())
+    for write in (session.save, lambda p: export_html(session, path=p)):
+        with pytest.raises(
+            ValueError, match=r"path must not hold a NUL character: '.*/a\\x00b\.json'"
+        ):
+            write(str(tmp_path / "a\x00b.json"))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_name_of_255_bytes_saves(tmp_path: Path) -> None:
     path = tmp_path / ("é" * 127 + "x")  # 255 bytes in UTF-8: the longest name most systems take
     assert len(path.name.encode()) == 255

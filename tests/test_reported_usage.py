@@ -40,6 +40,24 @@ def test_details_that_are_not_an_object_are_named() -> None:
         reported_usage({"usage": {"prompt_tokens": 5, "prompt_tokens_details": 3}}, "openai-chat")
 
 
+@pytest.mark.parametrize("provider", ["openai-chat", "anthropic", "openai-responses", "kimi"])
+def test_usage_that_is_not_an_object_is_named(provider: str) -> None:
+    with pytest.raises(ResponseFormatError, match=r"at usage: expected an object, got 'lots'"):
+        reported_usage({"usage": "lots"}, provider)
+    assert reported_usage({"usage": None}, provider) is None  # not reported at all
+
+
+def test_kimi_cache_hits_at_the_top_of_usage_are_read() -> None:
+    """Moonshot reports `usage.cached_tokens` beside prompt_tokens (as its chunks do in
+    `choices[0].usage` when streaming); a `prompt_tokens_details` figure, where sent, wins."""
+    top = {"prompt_tokens": 1336, "completion_tokens": 31, "cached_tokens": 1280}
+    usage = reported_usage({"usage": top}, "kimi")
+    assert usage is not None
+    assert (usage.cached, usage.written, usage.uncached, usage.input) == (1280, 0, 56, 1336)
+    both = {**top, "prompt_tokens_details": {"cached_tokens": 1024}}
+    assert reported_usage({"usage": both}, "kimi").cached == 1024  # type: ignore[union-attr]
+
+
 def test_unknown_cached_is_no_disagreement_and_shows_unknown() -> None:
     reqs = scenario.append_only_requests("openai-chat", "gpt-4.1")[:2]
     silent = {"usage": {"prompt_tokens": 3000}}

@@ -79,6 +79,7 @@ def test_functions_mapping_rebinds(tmp_path: Path) -> None:
         (lambda d: json.dumps({**d, "active": ["ghost"]}), "unknown tool 'ghost'"),
         (lambda d: json.dumps({**d, "messages": [{"role": "x"}]}), "messages[0]"),
         (lambda d: json.dumps({**d, "tools": [{"name": "bad name"}]}), "bad name"),
+        (lambda d: "[" * 100_000 + "]" * 100_000, "nested too deep to read"),
     ],
 )
 def test_corrupt_files_raise_clear_errors(tmp_path: Path, mutate, needle: str) -> None:
@@ -97,3 +98,11 @@ def test_corrupt_files_raise_clear_errors(tmp_path: Path, mutate, needle: str) -
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SessionFileError, match="cannot read"):
         Session.load(tmp_path / "nope.json")
+
+
+def test_a_function_name_that_binds_no_tool_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    build().save(path)
+    with pytest.raises(ValueError, match=r"functions\['get_wether'\]: no tool of that name"):
+        Session.load(path, {"get_wether": lambda location: "Rain"})
+    assert Session.load(path, make_tools())  # Tools given as a list bind what they name

@@ -111,11 +111,10 @@ class PrefixScan(Generic[State]):
 
 
 def plain_head(items: list[Any]) -> int:
-    """How many items come before the first read-only one."""
-    for index, item in enumerate(items):
-        if type(item) is FrozenDict:
-            return index
-    return len(items)
+    """How many items come before the first read-only one (found at C speed: a parsed body
+    has none, and its whole list is looked through)."""
+    kinds = list(map(type, items))
+    return kinds.index(FrozenDict) if FrozenDict in kinds else len(items)
 
 
 def _copied(state: State) -> State:

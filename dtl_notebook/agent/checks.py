@@ -105,6 +105,35 @@ def surrogate_problem(value: str) -> str | None:
     return None
 
 
+def bad_text(value: Any, path: str = "") -> tuple[str, str] | None:
+    """The first string of a JSON value (keys included) that is not valid Unicode: (its path,
+    as ``a.b.0``, and why), or None."""
+    try:  # the common case, at C speed: the whole value encodes
+        json.dumps(value, ensure_ascii=False, default=repr).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    except (TypeError, RecursionError):  # not plain JSON, or deep: looked through below
+        pass
+    except ValueError:  # a circular value: no JSON text at all
+        return None
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            problem = surrogate_problem(item)
+            if problem:
+                return where or "<root>", problem
+        elif isinstance(item, Mapping):
+            for key, child in reversed(list(item.items())):
+                stack.append((child, f"{where}.{key}" if where else str(key)))
+                stack.append((key, where))
+        elif isinstance(item, list | tuple):
+            for i in range(len(item) - 1, -1, -1):
+                stack.append((item[i], f"{where}.{i}" if where else str(i)))
+    return None
+
+
 def unicode_json(value: Any, param: str) -> None:
     """Every string of a JSON value (keys included) is valid Unicode; a bad one is named."""
     if isinstance(value, str):
@@ -133,6 +162,8 @@ def file_path(value: Any, param: str) -> Path:
         raise type_error(param, "a file path (str or Path)", value)
     if isinstance(value, str) and not value:
         raise InvalidArgumentError(f"{param} must not be empty, got ''")
+    if "\x00" in str(value):  # no file system takes one
+        raise InvalidArgumentError(f"{param} must not hold a NUL character: {shown(str(value))}")
     return Path(value)
 
 

@@ -42,6 +42,10 @@ def masked_cause(exc: BaseException) -> BaseException:
     """An exception safe to chain as a `__cause__`: `exc` itself when neither its text, its
     notes nor its own chain hold a key, otherwise a MaskedError standing for it."""
     cause = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    hidden = exc.__context__ if exc.__suppress_context__ else None
+    if hidden is not None and hidden is not cause:
+        # not displayed (`raise ... from`), but still reachable through the chain: masked too
+        exc.__context__ = masked_cause(hidden)
     safe_cause = masked_cause(cause) if cause is not None else None
     texts = [str(exc), *getattr(exc, "__notes__", ())]
     if safe_cause is cause and all(redact(t) == t for t in texts):

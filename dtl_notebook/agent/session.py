@@ -135,6 +135,18 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         scratch._open = scratch._called = None
         return scratch
 
+    def checkpoint(self) -> tuple[Any, ...]:
+        """What `rollback` needs to put the session back as it is now (a failed turn's undo)."""
+        order = list(self._declared_order)
+        return list(self._messages), self.active_tools, copy.deepcopy(self.prompt), order
+
+    def rollback(self, checkpoint: tuple[Any, ...]) -> None:
+        """The session as it was at `checkpoint`: its messages, active tools and prompt."""
+        messages, active, prompt, order = checkpoint
+        self.messages[:] = messages
+        self.restore_active_tools(active, order)
+        self.prompt = prompt
+
     # -- the active set: ToolSetChanges (tool_set.py) -----------------------------------
     def prepare_search(self) -> None:
         """Build the local `tool_search` index now (otherwise the first search does), once per

@@ -11,7 +11,12 @@ from typing import Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
 
 from dtl_notebook.agent.checks import json_path, shown, type_error
-from dtl_notebook.agent.errors import DtlError, SessionFileError, ToolDefinitionError
+from dtl_notebook.agent.errors import (
+    DtlError,
+    InvalidArgumentError,
+    SessionFileError,
+    ToolDefinitionError,
+)
 from dtl_notebook.agent.messages import MESSAGES, Message
 from dtl_notebook.agent.search import LocalEngine
 from dtl_notebook.agent.sections import Sections
@@ -79,7 +84,12 @@ def load_session(
         raise SessionFileError(f"cannot read session file {str(path)!r}: {exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SessionFileError(f"session file {str(path)!r} is not valid JSON: {exc}") from None
-    return session_from_dict(cls, data, impls, source=str(path))
+    except RecursionError:
+        raise SessionFileError(f"session file {str(path)!r} is nested too deep to read") from None
+    session = session_from_dict(cls, data, impls, source=str(path))
+    if isinstance(functions, Mapping):
+        _all_bound(session, impls)
+    return session
 
 
 class SessionFile(BaseModel):
@@ -141,6 +151,17 @@ def session_from_dict(
         except DtlError as exc:
             raise bad(where, str(exc)) from None
     return session
+
+
+def _all_bound(session: Any, impls: Mapping[str, Any]) -> None:
+    """Every name given by hand binds a tool of the session: one that binds nothing is a typo."""
+    unknown = [name for name in impls if name not in session.registry]
+    if unknown:
+        names = session.registry.names()
+        raise InvalidArgumentError(
+            f"functions[{unknown[0]!r}]: no tool of that name in the session (its tools: "
+            f"{', '.join(names[:12])}{', …' if len(names) > 12 else ''})"
+        )
 
 
 def implementations(

@@ -178,6 +178,8 @@ def _har(document: JSON, name: str) -> list[Exchange]:
         if isinstance(text, str) and isinstance(content, dict) and content.get("encoding"):
             text = _base64(text, content["encoding"], f"{at}.response.content.text")
         status = status_of(response.get("status"), f"{at}.response.status")
+        if not status and not text:  # status 0: no response came (aborted, blocked, cut)
+            text = None
         found.append(exchange_from(at, body, text, status or None, url))
     return found
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from dtl_notebook.agent.checks import bad_text
 from dtl_notebook.agent.secrets import redact
 from dtl_notebook.wire.reply import body_preview
 
@@ -76,7 +77,11 @@ def request_problem(body: dict[str, Any]) -> str | None:
             _tool(tool, f"tools[{i}]")
     except _Problem as problem:
         return str(problem)
-    return _too_deep(body)
+    deep = _too_deep(body)
+    if deep is not None:
+        return deep
+    found = bad_text(body)  # the API could never have taken it: JSON text is UTF-8
+    return None if found is None else f"{found[0]}: {found[1]}"
 
 
 class _Problem(Exception):
@@ -115,10 +120,15 @@ def _item(item: dict[str, Any], where: str) -> None:
 
 def _block(block: dict[str, Any], where: str) -> None:
     content = block.get("content")
-    if isinstance(content, dict):  # tool_search_tool_result
-        _objects(content, "tool_references", f"{where}.content.tool_references")
-    else:
-        _objects(block, "content", f"{where}.content", text=True)
+    if block.get("type") == "tool_search_tool_result":  # its content is a result (or error) object
+        if not isinstance(content, dict):
+            raise _Problem(f"{where}.content: expected an object, got {_show(content)}")
+        _objects(content, "tool_references", f"{where}.content.tool_references", each=_block)
+    elif not isinstance(content, dict):  # a server tool's result object is read as it comes
+        _objects(block, "content", f"{where}.content", each=_block, text=True)
+    name = block.get("tool_name")
+    if block.get("type") == "tool_reference" and not isinstance(name, str):
+        raise _Problem(f"{where}.tool_name: expected a string, got {_show(name)}")
 
 
 def _too_deep(body: Any) -> str | None:

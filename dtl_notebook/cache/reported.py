@@ -2,9 +2,9 @@
 
 Anthropic reports `cache_read_input_tokens` and `cache_creation_input_tokens` on every reply.
 OpenAI reports `cached_tokens` (and, from GPT-5.6, `cache_write_tokens`) under
-`input_tokens_details` (Responses) or `prompt_tokens_details` (Chat Completions); engines such
-as vLLM and SGLang leave `prompt_tokens_details` out when nothing was cached, so a missing
-figure is unknown, not 0.
+`input_tokens_details` (Responses) or `prompt_tokens_details` (Chat Completions); Moonshot's Kimi
+at the top of `usage`. Engines such as vLLM and SGLang leave `prompt_tokens_details` out when
+nothing was cached, so a missing figure is unknown, not 0.
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ def reported_usage(response: Any, provider: str) -> Usage | None:
     a whole number raises ResponseFormatError naming it."""
     data = response if isinstance(response, dict) else getattr(response, "model_dump", dict)()
     usage = data.get("usage") if isinstance(data, dict) else None
-    if not isinstance(usage, dict):
+    if usage is None:
         return None
+    if not isinstance(usage, dict):
+        raise ResponseFormatError(provider, "usage", f"expected an object, got {usage!r:.60}")
 
     def count(parent: Any, key: str, where: str = "usage") -> int:
         value = parent.get(key) if isinstance(parent, dict) else None
@@ -72,6 +74,11 @@ def reported_usage(response: Any, provider: str) -> Usage | None:
     details = usage.get(key)
     if details is not None and not isinstance(details, dict):
         raise ResponseFormatError(provider, f"usage.{key}", f"expected an object, got {details!r}")
+    if (details is None or details.get("cached_tokens") is None) and "cached_tokens" in usage:
+        # Moonshot's Kimi reports its cache hits at the top of `usage`
+        # (https://platform.moonshot.ai/docs/api/chat, the response's `usage.cached_tokens`)
+        cached = count(usage, "cached_tokens")
+        return Usage(cached, 0, total - cached, total)
     if details is None or details.get("cached_tokens") is None:
         return Usage(None, None, None, total)  # the engine did not say what was cached
     cached = count(details, "cached_tokens", where)

@@ -10,7 +10,7 @@ from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.bridge import enable_bridge
-from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.errors import DtlError, InvalidArgumentError
 from dtl_notebook.agent.messages import ToolCall, ToolResultMessage
 from dtl_notebook.agent.secrets import masked_cause
 from dtl_notebook.agent.session import Session
@@ -212,12 +212,20 @@ class Agent:
 
     def use_transport(self, transport: Transport) -> None:
         """Send the next requests through another transport (emulator, live, replay); a
-        recording goes on, into the same file."""
-        self._connect(checked_transport(transport))
+        recording goes on, into the same file (and into the given recorder's own, if any)."""
+        speaks = getattr(checked_transport(transport), "provider", None)
+        if isinstance(speaks, str) and speaks != self.provider:
+            raise InvalidArgumentError(
+                f"transport speaks {speaks!r} but this agent sends {self.provider!r} requests; "
+                f"pass a {self.provider} transport, or agent.switch(...) to {speaks!r} first"
+            )
+        self._connect(transport)
 
     def _connect(self, transport: Transport) -> None:
         """Send through `transport`, recorded when this agent records."""
-        if self.record is not None and not isinstance(transport, Recorder):
+        if self.record is not None and not (
+            isinstance(transport, Recorder) and transport.path.resolve() == self.record.resolve()
+        ):
             transport = Recorder(transport, self.record, self.provider, self.model)
         self.transport: Transport = transport
         self.label = "emulated, not an LLM" if transport.name == "emulator" else "live"
@@ -235,28 +243,25 @@ class Agent:
         checks.text(text, "text")
         if on_step is not None and not callable(on_step):
             raise checks.type_error("on_step", "a callable or None", on_step)
-        saved = (
-            list(self.session.messages),
-            self.session.active_tools,
-            copy.deepcopy(self.session.prompt),
-            list(self.session._declared_order),
-        )
+        saved = self.session.checkpoint()
         cache_state = copy.deepcopy(self.cache)
         steps: list[Step] = []
         self._emit(AgentEvent("turn_start", text), on_step)
+        failure: tuple[TurnError, BaseException] | None = None
         try:
             result = self._turn(text, steps, on_step)
         except BaseException as exc:
-            self.session.messages[:] = saved[0]
-            self.session.restore_active_tools(saved[1], saved[3])
-            self.session.prompt = saved[2]
+            self.session.rollback(saved)
             self.cache = cache_state
             where = f"step {len(steps) + 1}"
             message = redact(f"turn failed at {where}: {exc}; the session is unchanged")
             self._emit(AgentEvent("turn_failed", text, error=message), on_step)
             if not isinstance(exc, Exception):
                 raise
-            raise TurnError(message) from masked_cause(exc)  # a cause's text may hold a key
+            failure = TurnError(message), masked_cause(exc)  # a cause's text may hold a key
+        if failure is not None:
+            # raised out of the `except`: the raw exception is not kept as its `__context__`
+            raise failure[0] from failure[1]
         self.steps.extend(steps)
         self.turns += 1
         self._emit(AgentEvent("turn_end", text), on_step)

@@ -91,6 +91,8 @@ def _exchange(path: Path, number: int, line: str) -> JSON:
         exchange = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ReplayError(f"{path}: line {number} is not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ReplayError(f"{path}: line {number} is nested too deep to read") from None
     missing = [
         k
         for k in ("provider", "request", "response")

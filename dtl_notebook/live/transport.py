@@ -61,21 +61,25 @@ class SDKTransport:
         headers = {"Content-Type": "application/json"}
         if request.betas:
             headers["anthropic-beta"] = ",".join(request.betas)
+        failure: ProviderError | None = None
         try:
             raw = self.client.post(
                 path, cast_to=bytes, content=request.json().encode(), options={"headers": headers}
             )
-        # `from None`: the SDK's exception holds the raw error body, which may echo the key
         except (anthropic.APIStatusError, openai.APIStatusError) as exc:
-            raise ProviderError(
+            failure = ProviderError(
                 self.provider,
                 _error_message(exc),
                 exc.status_code,
                 _error_type(exc),
                 request_id=getattr(exc, "request_id", None),
-            ) from None
+            )
         except (anthropic.APIConnectionError, openai.APIConnectionError) as exc:
-            raise ProviderError(self.provider, f"connection failed: {exc}") from None
+            failure = ProviderError(self.provider, f"connection failed: {exc}")
+        if failure is not None:
+            # raised here, not in the `except`: the SDK's exception (its raw error body and
+            # request headers may hold the key) is then not even the hidden `__context__`
+            raise failure
         try:
             body = pydantic_core.from_json(raw)
         except ValueError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from dtl_notebook.agent.checks import bad_text
 from dtl_notebook.wire import anthropic, bridge, chat, kimi, responses, stream
 from dtl_notebook.wire.arguments import check_build_arguments
 from dtl_notebook.wire.modes import (
@@ -118,6 +119,9 @@ def parse_responses(response: Any, provider: str, model: str | None = None) -> l
 
 
 def _parse(response: Any, provider: str, model: str | None) -> Reply:
+    found = bad_text(response) if isinstance(response, dict) else None
+    if found is not None:  # such text could never be shown, saved or sent on
+        raise ResponseFormatError(provider, *found)
     if provider == "anthropic":
         return anthropic.parse(response, model)
     if provider == "openai-responses":

@@ -409,8 +409,8 @@ def parse(response: Any, model: str | None = None, provider: str = PROVIDER) -> 
         raise ResponseFormatError(
             provider, "choices.0.message.refusal", f"expected str, got {type(refusal).__name__}"
         )
-    if refusal:
-        content.append(TextPart(text=refusal))
+    if refusal:  # on a line of its own after any text: the two are separate fields
+        content.append(TextPart(text=("\n" if content else "") + refusal))
         refusals.append(refusal)
     for i, call in enumerate(message.get("tool_calls") or []):
         where = f"choices.0.message.tool_calls.{i}"

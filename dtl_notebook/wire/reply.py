@@ -82,7 +82,7 @@ def error_from_body(data: Any, provider: str, status: int | None = None) -> Prov
     `{"type": "error", "error": {...}}`, OpenAI `{"error": {...}}`, a Responses stream `error`
     event, a Responses object whose `status` is `failed` (its `error` says why), the flat
     `{"object": "error", "message", "type", "code"}` of OpenAI-compatible servers such as vLLM,
-    and a proxy's `{"error": "text"}`."""
+    a proxy's `{"error": "text"}` and a web framework's `{"detail": ...}`."""
     if not isinstance(data, dict):
         return None
     error = data.get("error")
@@ -92,13 +92,16 @@ def error_from_body(data: Any, provider: str, status: int | None = None) -> Prov
     if data.get("type") == "error" and "message" in data:  # Responses stream error event
         kind = data.get("code") or data.get("error_type")
         return ProviderError(provider, str(data["message"]), status, _text(kind))
-    if data.get("object") == "error" and "message" in data:  # vLLM and other compatible servers
+    if data.get("object") == "error":  # vLLM and other compatible servers
         kind = data.get("type") or data.get("code")
-        return ProviderError(provider, str(data["message"]), status, _text(kind))
+        message = data.get("message") or "an error object without a message"
+        return ProviderError(provider, str(message), status, _text(kind))
     if isinstance(error, str) and error and not _REPLY_KEYS & set(data):  # a proxy's own text
         return ProviderError(provider, error, status, _text(data.get("type") or data.get("code")))
+    if set(data) == {"detail"}:  # a web framework's own error body (FastAPI, Starlette)
+        return ProviderError(provider, str(data["detail"]), status, "detail")
     if data.get("status") == "failed" and isinstance(data.get("output"), list):
-        failure = error if isinstance(error, dict) else {}
+        failure = error if isinstance(error, dict) else {"message": error} if error else {}
         message = str(failure.get("message") or "the response failed without an error message")
         return ProviderError(provider, message, status, _text(failure.get("code")) or "failed")
     return None

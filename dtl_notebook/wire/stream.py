@@ -23,6 +23,7 @@ from typing import Any
 
 from anthropic._streaming import SSEDecoder
 
+from dtl_notebook.wire.problems import as_list
 from dtl_notebook.wire.reply import JSON, ResponseFormatError, body_preview, error_from_body
 from dtl_notebook.wire.stream_accumulators import (
     RESPONSES_DONE,
@@ -194,14 +195,30 @@ def split_streams(events: list[Any], provider: str) -> list[list[int]]:
 def _chat_streams(events: list[Any]) -> list[list[int]]:
     """Chat chunks carry their completion's `id`: one stream per id, in the order the ids first
     appear (chunks of interleaved completions come apart); a chunk without an id stays with
-    the one before it (and is named when it is validated)."""
+    the one before it (and is named when it is validated). A choice that streams again after
+    its `finish_reason` starts another completion of the same id (two runs logged one after
+    the other by a server that reuses ids, or leaves them empty)."""
     groups: dict[Any, list[int]] = {}
+    runs: dict[str, int] = {}  # id -> how many completions of that id have started
+    finished: dict[Any, set[Any]] = {}  # (id, run) -> the choice indexes that finished
     key: Any = None
     for i, event in enumerate(events):
         found = event.get("id") if isinstance(event, dict) else None
-        key = found if isinstance(found, str) else key
+        if isinstance(found, str):
+            choices = [c for c in as_list(event.get("choices")) if isinstance(c, dict)]
+            key = (found, runs.setdefault(found, 0))
+            if {_index(c) for c in choices} & finished.get(key, set()):
+                runs[found] += 1
+                key = (found, runs[found])
+            done = {_index(c) for c in choices if c.get("finish_reason") is not None}
+            finished.setdefault(key, set()).update(done)
         groups.setdefault(key, []).append(i)
     return list(groups.values())
+
+
+def _index(choice: dict[str, Any]) -> Any:
+    index = choice.get("index", 0)
+    return index if isinstance(index, int) else repr(index)  # a bad one is named later
 
 
 def _kind(event: Any) -> str:
