@@ -111,10 +111,18 @@ class PrefixScan(Generic[State]):
 
 
 def plain_head(items: list[Any]) -> int:
-    """How many items come before the first read-only one (found at C speed: a parsed body
-    has none, and its whole list is looked through)."""
+    """How many items come before the first read-only one: a few made anew each request, or,
+    for a parsed body, all of them (looked through at C speed past the first few)."""
+    for index in range(min(len(items), _FEW)):
+        if type(items[index]) is FrozenDict:
+            return index
+    if len(items) <= _FEW:
+        return len(items)
     kinds = list(map(type, items))
     return kinds.index(FrozenDict) if FrozenDict in kinds else len(items)
+
+
+_FEW = 16  # plain items looked at one by one before the rest is looked through at once
 
 
 def _copied(state: State) -> State:
