@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dtl_notebook import Session, Tool
 from dtl_notebook._reuse import disabled
 from dtl_notebook.agent.messages import ToolCall
-from dtl_notebook.live import Agent, ScriptedPolicy
+from dtl_notebook.live import Agent, ScriptedPolicy, emulator_transport
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.live.warmup import rehearse, warm_up
 from dtl_notebook.wire import build_request, validate_payload
@@ -165,3 +165,28 @@ def test_a_tool_replaced_after_the_warm_up_goes_out_as_redefined(word: str, inde
         cold = build_request(session, provider, model, validate=False, **options)
         assert warm.json() == cold.json()
     assert f"Now {word}" in warm.json()
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "options"),
+    [
+        ("anthropic", "claude-sonnet-4-6", {"search": "native-bm25"}),
+        ("openai-responses", "gpt-5.4", {"search": "hosted"}),
+        ("openai-chat", "gpt-4.1", {}),
+    ],
+)
+def test_the_emulator_checks_the_rehearsed_body_without_answering_or_caching_it(
+    provider: str, model: str, options: dict[str, Any]
+) -> None:
+    def run(prepared: bool) -> list[Any]:
+        session = Session(system="You help.", tools=_tools(40))
+        agent = Agent(session, provider, model, **options)
+        emulator = agent.transport.emulator  # type: ignore[attr-defined]
+        if not prepared:  # a second emulator that never saw the rehearsal
+            agent.use_transport(emulator_transport(provider))
+            emulator = agent.transport.emulator  # type: ignore[attr-defined]
+        assert len(emulator.requests) == 0 and emulator.cache.entries == []
+        agent.run("Do thing 7, please.")
+        return [(s.cache.cached_tokens, s.cache.total_tokens, s.response) for s in agent.steps]
+
+    assert run(prepared=True) == run(prepared=False)  # the same exchange, request for request

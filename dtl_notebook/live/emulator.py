@@ -11,6 +11,7 @@ answers them from that same cache, in the SDK response types' shapes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -72,6 +73,13 @@ class Emulator:
         # written by pydantic-core: a Responses reply echoes every tool of the request
         body = pydantic_core.to_json(self.respond(payload))
         return httpx2.Response(200, content=body, headers={"Content-Type": "application/json"})
+
+    def prepare(self, content: bytes) -> None:
+        """Check a body as `handle` does, without answering, logging or caching it."""
+        payload = json.loads(content)
+        with contextlib.suppress(WireValidationError):
+            validate_lenient(payload, self.provider)
+            model_context(payload, provider=self.provider)
 
     def respond(self, payload: JSON) -> JSON:
         """The response body for a valid request."""

@@ -146,7 +146,7 @@ class Agent:
         self.turns = 0
         self.cache = CacheAnalyzer(provider, model)
         self.listeners: list[Listener] = []
-        self.setup_seconds = warm_up(session, provider, model, options)
+        self.setup_seconds = warm_up(session, provider, model, options, self.transport)
 
     def __repr__(self) -> str:
         return (
@@ -176,7 +176,7 @@ class Agent:
         self._connect(transport)
         self.options = options
         self.cache = CacheAnalyzer(provider, model)
-        self.setup_seconds = warm_up(self.session, provider, model, options)
+        self.setup_seconds = warm_up(self.session, provider, model, options, self.transport)
 
     def _diagnostics(self, steps: list[Step]) -> dict[str, Any]:
         """With `diagnostics=True`, the id of the previous response from the same provider and
