@@ -74,13 +74,16 @@ class PrefixScan(Generic[State]):
             self._step(state, index, items[index])
         return state
 
-    def scan_tail(self, items: list[Any]) -> tuple[int, State]:
+    def scan_split(self, items: list[Any]) -> tuple[int, State, State]:
         """For a list whose shared part follows a few plain items made anew each request (a
         `tools` list: the search tool and the shown tools, then the shared catalog): how many
-        plain items lead (`head`), and the state after `items[head:]`, resumed where it can be.
-        The caller steps over the head itself."""
-        head = plain_head(items)
-        return head, self.scan(items[head:] if head else items)
+        plain items lead (`at`), the state after them (stepped afresh), and the state after
+        `items[at:]` (indices from 0 there), resumed where it can be."""
+        at = plain_head(items)
+        head = self._start()
+        for index in range(at):
+            self._step(head, index, items[index])
+        return at, head, self.scan(items[at:] if at else items)
 
     def _resume(self, items: list[Any]) -> tuple[list[Any] | None, int, State]:
         """The longest kept prefix `items` starts with: (the list it is the start of, its

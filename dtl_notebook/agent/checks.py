@@ -105,49 +105,48 @@ def surrogate_problem(value: str) -> str | None:
     return None
 
 
-def bad_text(value: Any, path: str = "") -> tuple[str, str] | None:
-    """The first string of a JSON value (keys included) that is not valid Unicode: (its path,
-    as ``a.b.0``, and why), or None."""
-    try:  # the common case, at C speed: the whole value encodes
-        json.dumps(value, ensure_ascii=False, default=repr).encode("utf-8")
+def bad_text(value: Any) -> tuple[str, str] | None:
+    """The first string of a JSON value (keys included) that is not valid Unicode, as (its
+    path, like ``content.0.text``, and why), or None."""
+    found = _first_bad_string(value)
+    if found is None:
         return None
-    except UnicodeEncodeError:
-        pass
-    except (TypeError, RecursionError):  # not plain JSON, or deep: looked through below
-        pass
-    except ValueError:  # a circular value: no JSON text at all
-        return None
-    stack: list[tuple[Any, str]] = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            problem = surrogate_problem(item)
-            if problem:
-                return where or "<root>", problem
-        elif isinstance(item, Mapping):
-            for key, child in reversed(list(item.items())):
-                stack.append((child, f"{where}.{key}" if where else str(key)))
-                stack.append((key, where))
-        elif isinstance(item, list | tuple):
-            for i in range(len(item) - 1, -1, -1):
-                stack.append((item[i], f"{where}.{i}" if where else str(i)))
-    return None
+    parts, _, problem = found
+    return ".".join(map(str, parts)) or "<root>", problem
 
 
 def unicode_json(value: Any, param: str) -> None:
     """Every string of a JSON value (keys included) is valid Unicode; a bad one is named."""
-    if isinstance(value, str):
-        problem = surrogate_problem(value)
-        if problem:
-            raise InvalidArgumentError(f"{param} {problem}")
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            if isinstance(key, str):
-                unicode_json(key, f"{param} key {shown(key)}")
-            unicode_json(item, f"{param}[{key!r}]")
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            unicode_json(item, f"{param}[{i}]")
+    found = _first_bad_string(value)
+    if found is not None:
+        parts, is_key, problem = found
+        where = param + "".join(f"[{p!r}]" for p in (parts[:-1] if is_key else parts))
+        where += f" key {shown(parts[-1])}" if is_key else ""
+        raise InvalidArgumentError(f"{where} {problem}")
+
+
+def _first_bad_string(value: Any) -> tuple[tuple[Any, ...], bool, str] | None:
+    """(the keys and indexes leading to the first bad string, whether it is a key, why)."""
+    try:  # the common case, at C speed: the whole value encodes
+        json.dumps(value, ensure_ascii=False, default=repr).encode("utf-8")
+        return None
+    except (UnicodeEncodeError, TypeError, RecursionError):  # looked through below
+        pass
+    except ValueError:  # a circular value: no JSON text at all
+        return None
+    stack: list[tuple[Any, tuple[Any, ...], bool]] = [(value, (), False)]
+    while stack:
+        item, parts, is_key = stack.pop()
+        if isinstance(item, str):
+            problem = surrogate_problem(item)
+            if problem:
+                return parts, is_key, problem
+        elif isinstance(item, Mapping):
+            for key, child in reversed(list(item.items())):
+                stack += [(child, (*parts, key), False), (key, (*parts, key), True)]
+        elif isinstance(item, list | tuple):
+            stack += [(item[i], (*parts, i), False) for i in range(len(item) - 1, -1, -1)]
+    return None
 
 
 def mapping(value: Any, param: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ per request is its new part plus one hash per segment.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -75,7 +76,7 @@ class CacheAnalyzer:
         if response is not None:  # parts the reply says the model never saw
             ctx = as_seen(ctx, payload, response)
         rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
-        deferred = rule.deferred_scaffolding and _has_deferred(payload)
+        deferred = rule.deferred_scaffolding and next(_deferred_names(payload), None) is not None
         previous = self._previous
         settings = request_settings(ctx.provider, payload)
         settings_salt = salt(ctx.provider, settings)
@@ -103,7 +104,7 @@ class CacheAnalyzer:
         if previous is not None and previous.context.model == ctx.model:
             setting = changed_setting(ctx.provider, previous.settings, settings)
         if previous is not None and deferred != self._previous_deferred:
-            brk: CacheBreak | None = scaffolding_break(previous, _deferred_names(payload))
+            brk: CacheBreak | None = scaffolding_break(previous, list(_deferred_names(payload)))
         else:
             brk = explain(
                 previous,
@@ -185,22 +186,12 @@ def _lost(previous: CacheEntry, rule: CacheRule, cached: int) -> int:
     return max(0, held - cached)
 
 
-def _has_deferred(payload: dict[str, Any]) -> bool:
-    """Whether a body declares a deferred tool (a native-search body: after its first few)."""
-    return any(t.get("defer_loading") is True for t in _tools(payload) if isinstance(t, dict))
-
-
-def _deferred_names(payload: dict[str, Any]) -> list[str]:
-    return [
-        str(t.get("name"))
-        for t in _tools(payload)
-        if isinstance(t, dict) and t.get("defer_loading") is True
-    ]
-
-
-def _tools(payload: dict[str, Any]) -> list[Any]:
+def _deferred_names(payload: dict[str, Any]) -> Iterator[str]:
+    """The deferred tools' names, in order (a native-search body: after its first few tools)."""
     tools = payload.get("tools") if isinstance(payload, dict) else None
-    return tools if isinstance(tools, list) else []
+    for tool in tools if isinstance(tools, list) else ():
+        if isinstance(tool, dict) and tool.get("defer_loading") is True:
+            yield str(tool.get("name"))
 
 
 def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:

@@ -122,10 +122,7 @@ def breakpoint_segments(payload: dict[str, Any], facts: Carried) -> list[tuple[i
     """Segments that end at a cache breakpoint, with the TTL in seconds."""
     listed = payload.get("tools")
     tools = listed if isinstance(listed, list) else []
-    at, shared = _TOOL_MARKS.scan_tail(tools)  # a native-search body declares every tool
-    own: list[tuple[int, Any]] = []
-    for i in range(at):
-        _tool_marks(own, i, tools[i])
+    at, own, shared = _TOOL_MARKS.scan_split(tools)  # a native-search body declares every tool
     marks = [(f"tools.{i}", control) for i, control in own]
     marks += [(f"tools.{at + i}", control) for i, control in shared]
     system = payload.get("system")

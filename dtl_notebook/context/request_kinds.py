@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from dtl_notebook._reuse.prefix import PrefixScan
+from dtl_notebook._reuse.prefix import PrefixScan, plain_head
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
 
 __all__ = ["KINDS", "request_kind", "tool_kinds"]
@@ -73,10 +73,10 @@ def tool_kinds(tools: Any) -> list[ToolKind]:
     """Each distinct (type, execution) of a body's tools, in order of first appearance."""
     if not isinstance(tools, list):
         return []
-    if len(tools) <= _FEW_TOOLS:
-        return _read_kinds(tools)
-    at, shared = _TOOL_KINDS.scan_tail(tools)  # a shared catalog after a few tools made anew
-    return list(dict.fromkeys([*_read_kinds(tools[:at]), *shared])) if at else list(shared)
+    if len(tools) <= _FEW_TOOLS or plain_head(tools) == len(tools):
+        return _read_kinds(tools)  # short, or all made anew (a parsed body): one quick pass
+    _, own, shared = _TOOL_KINDS.scan_split(tools)  # a shared catalog after a few made anew
+    return list(dict.fromkeys([*own, *shared]))
 
 
 def _read_kinds(tools: list[Any]) -> list[ToolKind]:

@@ -1,11 +1,9 @@
-"""What an Agent prepares when it is built, so that its requests carry only per-request work.
-
-Per process: the strict validators of the SDK request types and their list items, the beta-type
-walk, the token counter's BPE ranks and the SDK's response model. Per registry: the session's
-`tool_search` index and the tool items a request declares, built, validated and written once
-(a rehearsal builds the next request on a scratch copy of the session, never sent), and, on the
-emulator, that body checked as the emulator checks what it receives. Nothing else in the
-process changes: a plain `build_request` loop does the same work lazily on its first request.
+"""What an Agent prepares when it is built, so that its requests carry only per-request work:
+per process, the SDK request types' strict validators, the beta-type walk, the BPE ranks and the
+SDK's response model; per registry, the `tool_search` index and the tool items, built, validated
+and written once by a rehearsal (the next request, built on a scratch copy of the session and
+never sent), whose body the emulator also checks as it checks what it receives. Nothing else in
+the process changes: a plain `build_request` loop does the same work on its first request.
 """
 
 from __future__ import annotations
@@ -33,10 +31,11 @@ ROOTS: dict[Provider, tuple[str, ...]] = {
 }
 
 REHEARSAL_TEXT = "(a rehearsal of the next request, never sent)"
+Options = Mapping[str, Any] | None  # the provider options of `build_request`
 
 
 def warm_up(
-    session: Session, provider: str, model: str, options: Any = None, transport: Any = None
+    session: Session, provider: str, model: str, options: Options = None, transport: Any = None
 ) -> float:
     """Prepare what the first request of `session` for `provider` would otherwise build (and
     an emulator `transport` checks the rehearsed body); returns the seconds it took."""

@@ -216,13 +216,8 @@ def _deferred_items(
     return items
 
 
-def _immediate(tool: JSON) -> bool:
-    """A client tool sent in full (a breakpoint may go on it)."""
-    return not tool.get("defer_loading") and "type" not in tool
-
-
 def _last_immediate_step(found: list[int], index: int, tool: JSON) -> None:
-    if _immediate(tool):
+    if not tool.get("defer_loading") and "type" not in tool:  # a client tool sent in full
         found[:] = [index]
 
 
@@ -650,10 +645,8 @@ class _Builder:
         marker: JSON = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
         # a deferred tool cannot carry cache_control: the tools' breakpoint is on the last
         # immediate one (deferred tools are outside the cached prefix, tool search page)
-        at, shared = _LAST_IMMEDIATE.scan_tail(tools)  # the deferred catalog is shared
-        last = at + shared[0] if shared else None
-        if last is None:
-            last = next((i for i in range(at - 1, -1, -1) if _immediate(tools[i])), None)
+        at, own, shared = _LAST_IMMEDIATE.scan_split(tools)  # the deferred catalog is shared
+        last = at + shared[0] if shared else own[0] if own else None
         if last is not None:  # a copy: the item itself is shared with every body declaring it
             tools[last] = {**tools[last], "cache_control": dict(marker)}
         total = self._close_blocks() + (len(self.messages[-1]["content"]) if self.messages else 0)

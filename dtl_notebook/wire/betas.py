@@ -157,10 +157,7 @@ def body_features(payload: dict[str, Any]) -> tuple[bool, list[str]]:
             names.add(BLOCK_BETAS[edit["type"]])
     tools = payload.get("tools")
     tools = tools if isinstance(tools, list) else []
-    head, shared = _TOOL_FEATURES.scan_tail(tools)  # the shared catalog: a union, order is moot
-    own = _Features()  # the search tool and the shown tools, made anew each request
-    for index in range(head):
-        _tool_step(own, index, tools[index])
+    _, own, shared = _TOOL_FEATURES.scan_split(tools)  # a union: order is moot
     beta = beta or own.beta or shared.beta
     names |= own.names | shared.names
     messages = payload.get("messages")

@@ -3,7 +3,7 @@ all deferred, no breakpoint on a deferred tool (reported in that order).
 
 A native-search body declares every registered tool: a few tools made anew each request (the
 search tool, the shown ones), then the registry's shared read-only items. The rules are steps
-of a scan that resumes over that shared catalog (`PrefixScan.scan_tail`), so a turn reads only
+of a scan that resumes over that shared catalog (`PrefixScan.scan_split`), so a turn reads only
 the tools made for it; the facts of the two parts are then joined at the place each has.
 """
 
@@ -73,10 +73,7 @@ def check_anthropic_tools(
     """Unique names, not all deferred, no breakpoint on a deferred tool (in that order of
     report). Returns whether a name is a tool's, and the tools' breakpoints."""
     listed = list(tools) if isinstance(tools, tuple) else tools if isinstance(tools, list) else []
-    at, tail = _TOOL_FACTS.scan_tail(listed)  # the tools before `at` are stepped on here
-    head = _ToolFacts()
-    for i in range(at):
-        _tool_step(head, i, listed[i])
+    at, head, tail = _TOOL_FACTS.scan_split(listed)
     duplicates = [head.duplicate] if head.duplicate else []
     if tail.duplicate is not None:
         duplicates.append((at + tail.duplicate[0], tail.duplicate[1]))
