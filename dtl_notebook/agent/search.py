@@ -11,6 +11,7 @@ import numpy as np
 
 from dtl_notebook.agent.checks import choice, positive_int, shown
 from dtl_notebook.agent.errors import DtlError
+from dtl_notebook.agent.search_index import LiteralIndex, WordIndex, required_literal
 from dtl_notebook.agent.tools import ToolSpec
 
 LocalEngine = Literal["bm25", "regex", "keyword"]
@@ -109,48 +110,61 @@ def top_positive(scores: np.ndarray[Any, Any], limit: int) -> list[int]:
 
 
 class RegexEngine:
-    """Case-insensitive Python regular expressions, matched with re.search."""
+    """Case-insensitive Python regular expressions, matched with re.search; only the tools
+    holding the pattern's required text (found through a LiteralIndex) are tried."""
 
     name = "regex"
     max_query_length = 200
 
     def __init__(self) -> None:
         self._docs: list[tuple[str, str]] = []
+        self._index = LiteralIndex([])
 
     def index(self, tools: Sequence[ToolSpec]) -> None:
         self._docs = [(t.name, document(t)) for t in tools]
+        self._index = LiteralIndex([doc for _, doc in self._docs])
 
     def search(self, query: str, limit: int) -> list[str]:
         try:
             pattern = re.compile(_check_query(query, self.max_query_length, limit), re.IGNORECASE)
         except re.error as exc:
             raise SearchQueryError(f"invalid regular expression {query!r}: {exc}") from None
-        hits = [name for name, doc in self._docs if pattern.search(doc)]
-        return hits[:limit]
+        literal = required_literal(pattern)
+        candidates = range(len(self._docs)) if literal is None else self._index.containing(literal)
+        hits: list[str] = []
+        for position in candidates:
+            name, doc = self._docs[position]
+            if pattern.search(doc):
+                hits.append(name)
+                if len(hits) == limit:
+                    break
+        return hits
 
 
 class KeywordEngine:
-    """Counts query words found in each tool; a word in the name counts double."""
+    """Counts query words found in each tool; a word in the name counts double. Counted at
+    once over word postings (WordIndex), ties broken by registration order."""
 
     name = "keyword"
     max_query_length = 500
 
     def __init__(self) -> None:
-        self._docs: list[tuple[str, set[str], set[str]]] = []
+        self._names: list[str] = []
+        self._in_names = self._in_docs = WordIndex([])
 
     def index(self, tools: Sequence[ToolSpec]) -> None:
-        self._docs = [(t.name, set(tokenize(t.name)), set(tokenize(document(t)))) for t in tools]
+        self._names = [t.name for t in tools]
+        self._in_names = WordIndex([set(tokenize(t.name)) for t in tools])
+        self._in_docs = WordIndex([set(tokenize(document(t))) for t in tools])
 
     def search(self, query: str, limit: int) -> list[str]:
         words = set(tokenize(_check_query(query, self.max_query_length, limit)))
         if not words:
             raise SearchQueryError("query has no searchable words (letters or digits)")
-        scored = []
-        for position, (name, name_words, doc_words) in enumerate(self._docs):
-            score = len(words & doc_words) + len(words & name_words)
-            if score:
-                scored.append((-score, position, name))
-        return [name for _, _, name in sorted(scored)[:limit]]
+        scores = np.zeros(len(self._names), dtype=np.int64)
+        self._in_docs.add_counts(scores, words)
+        self._in_names.add_counts(scores, words)
+        return [self._names[i] for i in top_positive(scores, limit)]
 
 
 ENGINES: dict[LocalEngine, type[BM25Engine] | type[RegexEngine] | type[KeywordEngine]] = {
