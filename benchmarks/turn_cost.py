@@ -30,7 +30,9 @@ TOOLS = 10_000
 SIZES = (50, 500, 5_000)
 TURNS = 42  # measured turns per mode and size, in ROUNDS rounds
 ROUNDS = 3
-CLIENT_TARGET_MS, NATIVE_TARGET_MS, RATIO_TARGET, QUERY_TARGET_MS = 5.0, 20.0, 1.5, 1.0
+CLIENT_TARGET_MS, NATIVE_TARGET_MS, RATIO_TARGET = 5.0, 20.0, 1.5
+# one query over 10,000 tools: BM25 scores in numpy; regex and keyword read compiled indexes
+QUERY_TARGET_MS = {"bm25": 1.0, "regex": 2.0, "keyword": 2.0}
 MODES: tuple[tuple[str, str, str, dict[str, Any], float], ...] = (
     ("anthropic tool_reference", "anthropic", "claude-opus-4-8", {}, CLIENT_TARGET_MS),
     (
@@ -128,15 +130,14 @@ def rows() -> list[Row]:
             engine.search(query, 5)
             samples.append(time.perf_counter() - start_time)
         median, p95 = _stats(samples)
-        met = median <= QUERY_TARGET_MS if name == "bm25" else True
         out.append(
             {
                 "mode": f"{name} query",
                 "messages": None,
-                "target_ms": QUERY_TARGET_MS,
+                "target_ms": QUERY_TARGET_MS[name],
                 "total_median_ms": median,
                 "total_p95_ms": p95,
-                "met": met,
+                "met": p95 <= QUERY_TARGET_MS[name],
             }
         )
     return out
