@@ -40,6 +40,13 @@ def machine() -> str:
     )
 
 
+def load() -> str:
+    """The machine's load average (1 and 5 minutes), printed beside every timed table: a
+    figure measured while something else ran says so."""
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} CPUs"
+
+
 def markdown(title: str, rows: list[dict[str, Any]]) -> str:
     head = "| " + " | ".join(c[1] for c in COLUMNS) + " |"
     rule = "|" + "|".join("---" for _ in COLUMNS) + "|"

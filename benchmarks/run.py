@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from agent_overhead import overhead_rows
 from cache_workload import workload_tables
 from change_workload import change_rows
-from results_table import machine, markdown
+from results_table import load, machine, markdown
 from workload_script import CATALOGS
 from workloads import WORDS, catalog, long_session
 
@@ -168,6 +168,7 @@ def main() -> None:
     from proxy import proxy_rows, proxy_table
     from view import view_rows, view_table
 
+    load_before = load()
     rows = speed_rows()  # timed with nothing else running
     rows += overhead_rows(CATALOGS["2,000-tool catalog"]())
     rows += memory_rows()
@@ -195,7 +196,7 @@ def main() -> None:
     text = "\n\n".join(
         [
             "# Benchmark results",
-            f"Machine: {machine()}",
+            f"Machine: {machine()}; {load_before} before, {load()} after",
             "## Speed",
             "```\n" + speed + "\n```",
             *turn_cost,
