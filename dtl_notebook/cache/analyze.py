@@ -33,6 +33,7 @@ from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.request import WireRequest
+from dtl_notebook.wire.rules import cache_marks
 
 __all__ = [
     "SYSTEM_KINDS",
@@ -84,7 +85,7 @@ class CacheAnalyzer:
         facts = carry(cache_view(ctx, settings_salt), deferred, carried)
         chain, cum = facts.chain, facts.cum
         now = float(len(self.entries)) if at is None else at
-        points = breakpoint_segments(payload, facts) if rule.breakpoints else []
+        points = breakpoint_segments(cache_marks(payload), facts) if rule.breakpoints else []
         hidden_tokens, unpredicted = shared_prefix(ctx, payload, rule)
         if rule.breakpoints:
             # the settings sit between system and messages: mixed into the keys from there

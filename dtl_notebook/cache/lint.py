@@ -19,8 +19,10 @@ from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
 from dtl_notebook.cache.findings import Finding, finding
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
+from dtl_notebook.wire.problems import as_list
+from dtl_notebook.wire.rules import cache_marks, too_many_breakpoints
+from dtl_notebook.wire.shape_errors import Path, format_path
 
-MAX_BREAKPOINTS = 4
 _VOLATILE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?"  # ISO timestamp
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # UUID
@@ -49,18 +51,18 @@ def lint(payload: dict[str, Any], provider: str, model: str | None = None) -> li
 def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
     out: list[Finding] = []
     tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
-    marked_deferred = [
-        str(t.get("name")) for t in tools if t.get("defer_loading") and t.get("cache_control")
-    ]
+    marks = cache_marks(payload)  # the validator's scan: nested blocks count too
+    marked_deferred = _marked_deferred(marks, payload)
     if marked_deferred:
         out.append(finding("cache_control_on_deferred", "tools", marked_deferred))
     facts = carry(ctx, False, None)
-    points = breakpoint_segments(payload, facts)
-    marks = _mark_count(payload)
+    points = breakpoint_segments(marks, facts)
     if not points:
         return [*out, finding("no_breakpoint")]
-    if marks > MAX_BREAKPOINTS:
-        out.append(finding("too_many_breakpoints", None, [f"{marks} markers"]))
+    too_many = too_many_breakpoints(marks)
+    if too_many is not None:
+        where = format_path(too_many.path)
+        out.append(finding("too_many_breakpoints", where, [f"{len(marks)} markers"]))
     rule = cache_rule("anthropic", ctx.model)
     if all(facts.cum[p] < rule.min_tokens for p, _ in points):
         best = max(facts.cum[p] for p, _ in points)
@@ -99,18 +101,11 @@ def _searches(tools: list[dict[str, Any]]) -> bool:
     return any("tool_search" in str(t.get("type", "")) + str(t.get("name", "")) for t in tools)
 
 
-def _mark_count(payload: dict[str, Any]) -> int:
-    tools = payload.get("tools") or []
-    count = sum(1 for t in tools if isinstance(t, dict) and t.get("cache_control"))
-    system = payload.get("system")
-    for block in system if isinstance(system, list) else []:
-        count += 1 if isinstance(block, dict) and block.get("cache_control") else 0
-    for message in payload.get("messages") or []:
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("cache_control"):
-                count += 1
-    return count + (1 if payload.get("cache_control") else 0)
+def _marked_deferred(marks: list[tuple[Path, Any]], payload: dict[str, Any]) -> list[str]:
+    """The names of the deferred (`defer_loading`) tools that carry a marker."""
+    tools = as_list(payload.get("tools"))
+    marked = [tools[p[1]] for p, _ in marks if p[0] == "tools" and isinstance(p[1], int)]
+    return [_name(t) for t in marked if t.get("defer_loading") is True]
 
 
 def _volatile(ctx: ModelContext) -> list[Finding]:

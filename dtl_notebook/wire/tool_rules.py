@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dtl_notebook._reuse.prefix import PrefixScan
+from dtl_notebook.wire.problems import as_list
 from dtl_notebook.wire.shape_errors import Path, fail, format_path
 
 # https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
@@ -72,8 +73,7 @@ def check_anthropic_tools(
 ) -> tuple[Callable[[str], bool], list[tuple[Path, Any]]]:
     """Unique names, not all deferred, no breakpoint on a deferred tool (in that order of
     report). Returns whether a name is a tool's, and the tools' breakpoints."""
-    listed = list(tools) if isinstance(tools, tuple) else tools if isinstance(tools, list) else []
-    at, head, tail = _TOOL_FACTS.scan_split(listed)
+    at, head, tail = _TOOL_FACTS.scan_split(as_list(tools))
     duplicates = [head.duplicate] if head.duplicate else []
     if tail.duplicate is not None:
         duplicates.append((at + tail.duplicate[0], tail.duplicate[1]))
@@ -102,8 +102,17 @@ def check_anthropic_tools(
             "a tool with defer_loading=true cannot have cache_control; "
             "put the breakpoint on a non-deferred tool",
         )
-    breakpoints: list[tuple[Path, Any]] = [
+    return (lambda name: name in head.names or name in tail.names), _marks(at, head, tail)
+
+
+def tool_marks(tools: Any) -> list[tuple[Path, Any]]:
+    """The tools' ``cache_control`` markers (path, control), from the scan the rules share."""
+    return _marks(*_TOOL_FACTS.scan_split(as_list(tools)))
+
+
+def _marks(at: int, head: _ToolFacts, tail: _ToolFacts) -> list[tuple[Path, Any]]:
+    marks: list[tuple[Path, Any]] = [
         (("tools", i, "cache_control"), c) for i, c in head.breakpoints
     ]
-    breakpoints += [(("tools", at + i, "cache_control"), c) for i, c in tail.breakpoints]
-    return (lambda name: name in head.names or name in tail.names), breakpoints
+    marks += [(("tools", at + i, "cache_control"), c) for i, c in tail.breakpoints]
+    return marks
