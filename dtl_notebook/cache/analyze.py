@@ -13,6 +13,7 @@ from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
 from dtl_notebook.cache.change_savings import change_savings
+from dtl_notebook.cache.codes import capabilities
 from dtl_notebook.cache.diagnostics import agreement, provider_diagnosis
 from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.explain import (
@@ -115,8 +116,9 @@ class CacheAnalyzer:
                 rule,
                 Now(cached, expired, [cum[p] for p, _ in points], setting, settings),
             )
-        if brk is not None and self.entries:
-            brk = replace(brk, lost_tokens=_lost(self.entries[-1], rule, cached))
+        if brk is not None:
+            lost = _lost(self.entries[-1], rule, cached) if self.entries else brk.lost_tokens
+            brk = replace(brk, lost_tokens=lost, capabilities=capabilities(ctx.provider, ctx.model))
         entry = CacheEntry(
             len(self.entries),
             ctx.provider,
@@ -140,7 +142,7 @@ class CacheAnalyzer:
         if response is not None:
             self.answer(entry, response, payload)
         self.entries.append(entry)
-        start = facts.starts.get("messages", len(chain)) if rule.breakpoints else 0
+        start = _settings_start(facts) if rule.breakpoints else 0
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = deferred
         self._carried = facts
@@ -176,6 +178,13 @@ def _own_context(
             f"{request.provider} {request.model}"
         )
     return context
+
+
+def _settings_start(facts: Carried) -> int:
+    """Where the cached-on settings enter the prefix: the thinking configuration (a hidden
+    segment ahead of the messages), else the messages."""
+    end = len(facts.chain)
+    return min(facts.starts.get("thinking", end), facts.starts.get("messages", end))
 
 
 def _lost(previous: CacheEntry, rule: CacheRule, cached: int) -> int:

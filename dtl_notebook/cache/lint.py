@@ -12,10 +12,12 @@ checks follow this package's own rules (`wire.anthropic.PLACEHOLDER`, `agent.sec
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
+from dtl_notebook.cache.codes import capabilities
 from dtl_notebook.cache.findings import Finding, finding
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
@@ -45,7 +47,8 @@ def lint(payload: dict[str, Any], provider: str, model: str | None = None) -> li
     found += _sections(payload)
     if provider == "anthropic":
         found += _anthropic(payload, ctx)
-    return found
+    held = capabilities(provider, model)  # the fixes this model can take
+    return [replace(f, capabilities=held) for f in found]
 
 
 def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:

@@ -80,7 +80,8 @@ def break_html(
     style = tinted(BREAK, f"border-left:3px solid {EDGE_BREAK};padding:4px 6px")
     return (
         f'<div {link_attrs(key("brk", "here"), cls="dtl-breakbox")} style="{style}">'
-        f"<b>Cache break: {esc(brk.message)}</b>{esc(involved + where)}"
+        f"<b>{'Expected cache break' if brk.expected else 'Cache break'}: {esc(brk.message)}</b>"
+        f"{esc(involved + where)}"
         f"{esc(lost_text(brk, cached))}"
         f'<div class="dtl-fix" style="margin-top:2px">fix: {esc(brk.fix)}</div>{diff}</div>'
     )
