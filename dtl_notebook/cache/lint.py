@@ -1,11 +1,13 @@
 """Static checks of one request: no history needed.
 
 Anthropic's rules (https://platform.claude.com/docs/en/build-with-claude/prompt-caching): at
-most 4 breakpoints, a read looks back at most 20 blocks, a prefix below the model's minimum
-is not cached, `cache_control` on a `defer_loading` tool is refused
-(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool). OpenAI caches
-the longest common prefix (https://developers.openai.com/api/docs/guides/prompt-caching), so
-volatile text early in it and an unstable tool order matter there too. The deferred-tool
+most `MAX_CACHE_BREAKPOINTS` breakpoints, a read looks back at most `LOOKBACK_BLOCKS` blocks, a
+prefix below the model's minimum is not cached, `cache_control` on a `defer_loading` tool is
+refused (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool); the
+markers and the refusals are the validator's own scans (`wire.rules`, `wire.tool_rules`).
+OpenAI caches the longest common prefix
+(https://developers.openai.com/api/docs/guides/prompt-caching), so volatile text early in it
+and an unstable tool order matter there too. The deferred-tool
 checks follow this package's own rules (`wire.anthropic.PLACEHOLDER`, `agent.sections`).
 """
 
@@ -23,7 +25,8 @@ from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.problems import as_list
 from dtl_notebook.wire.rules import cache_marks, too_many_breakpoints
-from dtl_notebook.wire.shape_errors import Path, format_path
+from dtl_notebook.wire.shape_errors import format_path
+from dtl_notebook.wire.tool_rules import deferred_marks
 
 _VOLATILE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?"  # ISO timestamp
@@ -55,7 +58,8 @@ def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
     out: list[Finding] = []
     tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
     marks = cache_marks(payload)  # the validator's scan: nested blocks count too
-    marked_deferred = _marked_deferred(marks, payload)
+    listed = as_list(payload.get("tools"))
+    marked_deferred = [_name(listed[i]) for i in deferred_marks(listed)]  # the validator's rule
     if marked_deferred:
         out.append(finding("cache_control_on_deferred", "tools", marked_deferred))
     facts = carry(ctx, False, None)
@@ -102,13 +106,6 @@ def _lookback(facts: Carried, points: list[tuple[int, float]], lookback: int) ->
 def _searches(tools: list[dict[str, Any]]) -> bool:
     """A request that can load tools later: a tool-search tool (server or client side)."""
     return any("tool_search" in str(t.get("type", "")) + str(t.get("name", "")) for t in tools)
-
-
-def _marked_deferred(marks: list[tuple[Path, Any]], payload: dict[str, Any]) -> list[str]:
-    """The names of the deferred (`defer_loading`) tools that carry a marker."""
-    tools = as_list(payload.get("tools"))
-    marked = [tools[p[1]] for p, _ in marks if p[0] == "tools" and isinstance(p[1], int)]
-    return [_name(t) for t in marked if t.get("defer_loading") is True]
 
 
 def _volatile(ctx: ModelContext) -> list[Finding]:
