@@ -3,7 +3,7 @@ severity, fix per model capability); diff ops are typed."""
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Any, get_args
 
 from dtl_notebook import Session, Tool
 from dtl_notebook.cache import BreakCause, analyze
@@ -14,6 +14,7 @@ from dtl_notebook.wire import build_request
 
 MODEL = "claude-sonnet-4-6"
 EPH = {"type": "ephemeral"}
+JSON = dict[str, Any]
 
 
 def test_every_cause_is_one_row_with_words_and_a_code_that_is_its_str() -> None:
@@ -112,7 +113,7 @@ def test_a_system_change_is_fixed_the_way_the_model_can_take() -> None:
 
 
 def test_a_thinking_budget_change_is_its_own_cause() -> None:
-    def body(budget: int, messages: list[dict[str, object]]) -> dict[str, object]:
+    def body(budget: int, messages: list[JSON]) -> JSON:
         return {
             "model": MODEL,
             "max_tokens": 8000,
@@ -122,11 +123,15 @@ def test_a_thinking_budget_change_is_its_own_cause() -> None:
             "messages": messages,
         }
 
-    def user(text: str, marked: bool) -> dict[str, object]:
+    def user(text: str, marked: bool) -> JSON:
         block = {"type": "text", "text": text, **({"cache_control": EPH} if marked else {})}
         return {"role": "user", "content": [block]}
 
-    later = [user("hi " * 300, False), {"role": "assistant", "content": "yo"}, user("ok", True)]
+    later: list[JSON] = [
+        user("hi " * 300, False),
+        {"role": "assistant", "content": "yo"},
+        user("ok", True),
+    ]
     first, second = body(1024, [user("hi " * 300, True)]), body(4096, later)
     report = analyze([first, second, second], provider="anthropic")
     brk = report[1].cache_break
@@ -145,21 +150,21 @@ def test_reasoning_dropped_at_a_new_user_message_is_expected_and_says_what_helps
     from dtl_notebook.cache.findings import break_finding
     from dtl_notebook.notebook.marks import break_html
 
-    reasoning = {
+    reasoning: JSON = {
         "type": "reasoning",
         "id": "rs_1",
         "summary": [{"type": "summary_text", "text": "Look it up first."}],
         "encrypted_content": "QUJD" * 400,
     }
-    loop = [
+    loop: list[JSON] = [
         {"role": "user", "content": "Weather in Paris?"},
         reasoning,
         {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
     ]
-    answer = {"role": "assistant", "content": [{"type": "output_text", "text": "Sunny."}]}
+    answer: JSON = {"role": "assistant", "content": [{"type": "output_text", "text": "Sunny."}]}
 
-    def body(items: list[dict[str, object]]) -> dict[str, object]:
+    def body(items: list[JSON]) -> JSON:
         return {"model": "gpt-5.4", "instructions": "You help. " * 600, "input": items}
 
     report = analyze(
