@@ -179,4 +179,17 @@ def test_reasoning_dropped_at_a_new_user_message_is_expected_and_says_what_helps
     assert "never edit" not in brk.fix
     finding = break_finding(brk, 1).to_dict()
     assert finding["expected"] is True and finding["fix"] == brk.fix
-    assert "Expected cache break" in break_html(brk)
+    html = break_html(brk)
+    assert "Expected cache break" in html and "rgba(255, 72, 72" not in html  # grey, not red
+
+
+def test_the_rows_ship_with_the_package() -> None:
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["dtl_notebook"]
+    assert any(fnmatch.fnmatch("cache/data/causes.json", g) for g in globs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal
 
@@ -42,7 +42,7 @@ class Code:
     part: Part | None = None
     expected: bool = False
     fixes: tuple[tuple[str, str], ...] = ()
-    settings: dict[str, str] = field(default_factory=dict)
+    settings: tuple[tuple[str, str], ...] = ()  # (provider, dotted path of the setting)
 
     def fix_for(self, capabilities: Collection[str]) -> str:
         """The fix a model with `capabilities` (see `capabilities`) can take."""
@@ -62,7 +62,7 @@ def _row(row: dict[str, Any]) -> Code:
         row.get("part"),
         bool(row.get("expected", False)),
         tuple((cap, fill(text)) for cap, text in fixes.items() if cap != "default"),
-        dict(row.get("settings", {})),
+        tuple(row.get("settings", {}).items()),
     )
 
 

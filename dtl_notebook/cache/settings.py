@@ -76,8 +76,8 @@ def _settings(provider: str) -> tuple[tuple[BreakCause, str, Getter], ...]:
     return tuple(
         (BreakCause(row.code), path, _GETTERS.get(path) or _at(*path.split(".")))
         for row in CODES.values()
-        for path in [row.settings.get(provider)]
-        if path is not None
+        for named, path in row.settings
+        if named == provider
     )
 
 
