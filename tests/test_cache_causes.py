@@ -193,3 +193,43 @@ def test_the_rows_ship_with_the_package() -> None:
         "package-data"
     ]["dtl_notebook"]
     assert any(fnmatch.fnmatch("cache/data/causes.json", g) for g in globs)
+
+
+def test_thinking_stripped_at_a_new_user_message_is_the_same_expected_cause() -> None:
+    """Anthropic strips an earlier turn's thinking on models that do not keep it
+    (claude-sonnet-4-5); a model that keeps it (claude-sonnet-4-6) has no break."""
+    thinking = {"type": "thinking", "thinking": "Let me call f. " * 50, "signature": "sig"}
+    call = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+    result: JSON = {"type": "tool_result", "tool_use_id": "t1", "content": "done"}
+    loop: list[JSON] = [
+        {"role": "user", "content": "Go"},
+        {"role": "assistant", "content": [thinking, call]},
+    ]
+    later: list[JSON] = [
+        *loop,
+        {"role": "user", "content": [result]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Finished."}]},
+        {"role": "user", "content": [{"type": "text", "text": "Next?", "cache_control": EPH}]},
+    ]
+
+    def causes(model: str) -> list[BreakCause | None]:
+        def body(messages: list[JSON]) -> JSON:
+            return {
+                "model": model,
+                "max_tokens": 8000,
+                "thinking": {"type": "enabled", "budget_tokens": 2000},
+                "tools": [{"name": "f", "description": "d " * 600, "input_schema": {}}],
+                "system": [{"type": "text", "text": "You help. " * 400}],
+                "messages": messages,
+            }
+
+        marked = [*loop, {"role": "user", "content": [{**result, "cache_control": EPH}]}]
+        report = analyze([body(marked), body(later)], provider="anthropic")
+        return [e.cache_break.cause if e.cache_break else None for e in report]
+
+    assert causes("claude-sonnet-4-5") == [None, BreakCause.REASONING_DROPPED]
+    assert causes("claude-sonnet-4-6") == [None, None]
+    brk = CacheBreak(
+        BreakCause.REASONING_DROPPED, capabilities=capabilities("anthropic", "claude-sonnet-4-5")
+    )
+    assert "thinking blocks" in brk.fix and "previous_response_id" not in brk.fix

@@ -169,6 +169,7 @@ def explain(
 
 
 _MEDIA = ("[image", "[PDF", "[document by")
+_REASONING = {"reasoning", "thinking"}  # the labels of the reasoning the model saw
 
 
 def _divergence(previous: Earlier, new: ModelContext, i: int, rule: CacheRule) -> CacheBreak:
@@ -211,7 +212,7 @@ def _divergence(previous: Earlier, new: ModelContext, i: int, rule: CacheRule) -
             if old_sections.get(n) != new_sections.get(n)
         )
         return CacheBreak(BreakCause.SYSTEM_CHANGED, where, names or ["preamble"], diff, lost)
-    if b is not None and b.kind == "not_seen" and a.kind != "not_seen":
+    if b is not None and b.kind == "not_seen" and a.kind != "not_seen" and a.label in _REASONING:
         # the provider drops earlier turns' reasoning at a new user message, so the cached
         # prefix ends there: OpenAI's cookbook "Better performance from reasoning models using
         # the Responses API", Caching (https://cookbook.openai.com/examples/responses_api/
