@@ -34,6 +34,7 @@ PEER_FAMILY = {
     "CL003": {
         "model_changed",
         "thinking_changed",
+        "thinking_budget_changed",
         "effort_changed",
         "tool_choice_changed",
         "parallel_tool_use_changed",

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry, shared_length
 from dtl_notebook.context.model import ModelContext, Segment
 from dtl_notebook.context.segments import Rendered
+from dtl_notebook.wire.rules import cache_marks
 
 # one step: keep how many leading segments of the previous list, then which new ones follow
 NEW = st.lists(
@@ -99,7 +100,7 @@ def test_breakpoints_find_the_block_end_of_each_marked_path() -> None:
             },
         ],
     }
-    assert breakpoint_segments(payload, facts) == [(0, 300.0), (3, 300.0), (4, 3600.0)]
+    assert breakpoint_segments(cache_marks(payload), facts) == [(0, 300.0), (3, 300.0), (4, 3600.0)]
 
 
 @settings(max_examples=100, deadline=None)

@@ -372,8 +372,10 @@ def test_every_code_is_documented_and_exercised() -> None:
             "prefix_intact_not_read",
             "write_never_read",
             "ttl_gap",
-            # covered by the existing tests of the analyzer
+            # covered by the existing tests of the analyzer, and by test_cache_causes
             "tool_set_changed",
+            "thinking_budget_changed",
+            "reasoning_dropped",
             "deferred_prompt_added",
             "deferred_prompt_removed",
         }

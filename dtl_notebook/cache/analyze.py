@@ -13,6 +13,7 @@ from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
 from dtl_notebook.cache.change_savings import change_savings
+from dtl_notebook.cache.codes import capabilities
 from dtl_notebook.cache.diagnostics import agreement, provider_diagnosis
 from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.explain import (
@@ -33,6 +34,7 @@ from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.request import WireRequest
+from dtl_notebook.wire.rules import cache_marks
 
 __all__ = [
     "SYSTEM_KINDS",
@@ -84,7 +86,7 @@ class CacheAnalyzer:
         facts = carry(cache_view(ctx, settings_salt), deferred, carried)
         chain, cum = facts.chain, facts.cum
         now = float(len(self.entries)) if at is None else at
-        points = breakpoint_segments(payload, facts) if rule.breakpoints else []
+        points = breakpoint_segments(cache_marks(payload), facts) if rule.breakpoints else []
         hidden_tokens, unpredicted = shared_prefix(ctx, payload, rule)
         if rule.breakpoints:
             # the settings sit between system and messages: mixed into the keys from there
@@ -114,8 +116,9 @@ class CacheAnalyzer:
                 rule,
                 Now(cached, expired, [cum[p] for p, _ in points], setting, settings),
             )
-        if brk is not None and self.entries:
-            brk = replace(brk, lost_tokens=_lost(self.entries[-1], rule, cached))
+        if brk is not None:
+            lost = _lost(self.entries[-1], rule, cached) if self.entries else brk.lost_tokens
+            brk = replace(brk, lost_tokens=lost, capabilities=capabilities(ctx.provider, ctx.model))
         entry = CacheEntry(
             len(self.entries),
             ctx.provider,
@@ -139,7 +142,7 @@ class CacheAnalyzer:
         if response is not None:
             self.answer(entry, response, payload)
         self.entries.append(entry)
-        start = facts.starts.get("messages", len(chain)) if rule.breakpoints else 0
+        start = _settings_start(facts) if rule.breakpoints else 0
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = deferred
         self._carried = facts
@@ -175,6 +178,13 @@ def _own_context(
             f"{request.provider} {request.model}"
         )
     return context
+
+
+def _settings_start(facts: Carried) -> int:
+    """Where the cached-on settings enter the prefix: the thinking configuration (a hidden
+    segment ahead of the messages), else the messages."""
+    end = len(facts.chain)
+    return min(facts.starts.get("thinking", end), facts.starts.get("messages", end))
 
 
 def _lost(previous: CacheEntry, rule: CacheRule, cached: int) -> int:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtl_notebook._reuse.frozen import shared_prefix
-from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.context.model import ModelContext, Segment
+from dtl_notebook.wire.shape_errors import Path
 
 
 @dataclass
@@ -95,53 +95,42 @@ def carry(ctx: ModelContext, scaffolding: bool, previous: Carried | None) -> Car
     return Carried(segments, chain, cum, ends, starts, key, same)  # a list nobody edits
 
 
-def _message_marks(marks: list[tuple[str, Any]], m: int, message: Any) -> None:
-    content = message.get("content")
-    for b, block in enumerate(content if isinstance(content, list) else []):
-        path = f"messages.{m}.content.{b}"
-        if block.get("cache_control"):
-            marks.append((path, block["cache_control"]))
-        inner_blocks = block.get("content")
-        for inner in inner_blocks if isinstance(inner_blocks, list) else []:
-            if isinstance(inner, dict) and inner.get("cache_control"):
-                marks.append((path, inner["cache_control"]))
-
-
-_MESSAGE_MARKS: PrefixScan[list[tuple[str, Any]]] = PrefixScan(list, _message_marks)
-
-
-def _tool_marks(marks: list[tuple[int, Any]], i: int, tool: Any) -> None:
-    if isinstance(tool, dict) and tool.get("cache_control"):
-        marks.append((i, tool["cache_control"]))
-
-
-_TOOL_MARKS: PrefixScan[list[tuple[int, Any]]] = PrefixScan(list, _tool_marks, remembered=2)
-
-
-def breakpoint_segments(payload: dict[str, Any], facts: Carried) -> list[tuple[int, float]]:
-    """Segments that end at a cache breakpoint, with the TTL in seconds."""
-    listed = payload.get("tools")
-    tools = listed if isinstance(listed, list) else []
-    at, own, shared = _TOOL_MARKS.scan_split(tools)  # a native-search body declares every tool
-    marks = [(f"tools.{i}", control) for i, control in own]
-    marks += [(f"tools.{at + i}", control) for i, control in shared]
-    system = payload.get("system")
-    for i, block in enumerate(system if isinstance(system, list) else []):
-        if block.get("cache_control"):
-            marks.append((f"system.{i}", block["cache_control"]))
-    messages = payload.get("messages")
-    marks += _MESSAGE_MARKS.scan(messages if isinstance(messages, list) else [])
-    segments, ends = facts.segments, facts.ends
+def breakpoint_segments(marks: list[tuple[Path, Any]], facts: Carried) -> list[tuple[int, float]]:
+    """Segments that end at a cache breakpoint, with the TTL in seconds: `marks` are the
+    validator's (`wire.rules.cache_marks`), each at the end of the block it marks."""
+    segments = facts.segments
     out: list[tuple[int, float]] = []
     for path, control in marks:
-        idx = facts.starts.get(path)
-        if idx is not None:
-            out.append((ends[segments[idx].block], _ttl(control)))
-    if payload.get("cache_control") and segments:
-        # the last block's end: the last segment in a block (blocks are numbered in order)
-        last = next((i for i in range(len(segments) - 1, -1, -1) if segments[i].block >= 0), -1)
-        out.append((last if last >= 0 else len(segments) - 1, _ttl(payload["cache_control"])))
+        if path == ("cache_control",):
+            if segments:  # automatic caching: the last block's end
+                last = next(
+                    (i for i in range(len(segments) - 1, -1, -1) if segments[i].block >= 0), -1
+                )
+                out.append((last if last >= 0 else len(segments) - 1, _ttl(control)))
+            continue
+        end = _block_end(facts, ".".join(map(str, path[: 4 if path[0] == "messages" else 2])))
+        if end is not None:
+            out.append((end, _ttl(control)))
     return sorted(set(out))
+
+
+def _block_end(facts: Carried, source: str) -> int | None:
+    """The last segment of the block at `source`. A server tool's hidden prompt comes first
+    under the tool's path and belongs to no block: the tool's own segment ends it."""
+    first = facts.starts.get(source)
+    if first is None:
+        return None
+    segments = facts.segments
+    i = first
+    while i < len(segments) and segments[i].block < 0 and _under(segments[i].source, source):
+        i += 1
+    if i == len(segments) or segments[i].block < 0 or not _under(segments[i].source, source):
+        return i - 1  # only hidden segments under the path: the last of them
+    return facts.ends[segments[i].block]
+
+
+def _under(path: str, source: str) -> bool:
+    return path == source or path.startswith(source + ".")
 
 
 def _ttl(control: dict[str, Any]) -> float:

@@ -114,6 +114,8 @@ def _codes(as_json: bool) -> int:
                 "invalidates": list(c.invalidates),
                 "message": c.message,
                 "fix": c.fix,
+                "fix_by_capability": dict(c.fixes),
+                "expected": c.expected,
             }
             for c in CODES.values()
         ]

@@ -7,7 +7,7 @@ request read, and a gap between requests longer than the TTL (with send times).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dtl_notebook.cache.entries import CacheReport
@@ -64,7 +64,7 @@ def conversation_findings(
 
 
 def _at(found: Finding, index: int, name: str | None) -> Finding:
-    return Finding(found.code, found.where, found.involved, index, name)
+    return replace(found, index=index, conversation=name)
 
 
 def _usage(report: CacheReport, times: list[float] | None, name: str | None) -> list[Finding]:

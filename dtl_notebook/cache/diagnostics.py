@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dtl_notebook.cache.causes import PARTS, BreakCause, Part
+from dtl_notebook.cache.causes import BreakCause, Part
+from dtl_notebook.cache.codes import code
 
 # the provider's reason -> the parts of the request our causes may name for it
 _REASON_PARTS = {
@@ -117,7 +118,7 @@ def _int(value: Any) -> int | None:
 def cause_part(cause: BreakCause | None) -> Part | None:
     """The part of the request a predicted cause changed; None where the prefix is unchanged
     (no break, expiry, no breakpoint, below the minimum)."""
-    return PARTS.get(cause) if cause else None
+    return code(cause).part if cause else None
 
 
 def agreement(cause: BreakCause | None, diagnosis: ProviderDiagnosis | None) -> str:

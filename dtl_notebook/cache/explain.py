@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dtl_notebook.cache.causes import BreakCause, message
+from dtl_notebook.cache.causes import BreakCause
+from dtl_notebook.cache.codes import Code, code
 from dtl_notebook.cache.prefix_rules import CacheRule
 from dtl_notebook.cache.textdiff import EditKind, edits, excerpt
 from dtl_notebook.context.model import ModelContext, Segment
@@ -75,25 +76,35 @@ class DiffOp:
 @dataclass(frozen=True)
 class CacheBreak:
     """Why the cached prefix stopped short: the cause's code, where, what, and a minimal diff;
-    `message` (and `str()`) has it in words."""
+    `message` (and `str()`) has it in words. `capabilities`: the model's (`codes.capabilities`),
+    which pick the fix it can take."""
 
     cause: BreakCause
     where: str | None = None
     involved: list[str] = field(default_factory=list)
     diff: list[DiffOp] = field(default_factory=list)
     lost_tokens: int = 0
+    capabilities: frozenset[str] = frozenset()
+
+    @property
+    def entry(self) -> Code:
+        """The cause's row (`data/causes.json`)."""
+        return code(self.cause)
 
     @property
     def message(self) -> str:
         """The cause in words."""
-        return message(self.cause)
+        return self.entry.message
 
     @property
     def fix(self) -> str:
-        """The one-line fix of the cause (`codes.CODES`)."""
-        from dtl_notebook.cache.codes import fix  # codes imports causes, as this module does
+        """The one-line fix of the cause that this model can take."""
+        return self.entry.fix_for(self.capabilities)
 
-        return fix(self.cause)
+    @property
+    def expected(self) -> bool:
+        """The provider does this by design: nothing to undo."""
+        return self.entry.expected
 
     def __str__(self) -> str:
         what = f" ({', '.join(self.involved)})" if self.involved else ""
@@ -158,6 +169,7 @@ def explain(
 
 
 _MEDIA = ("[image", "[PDF", "[document by")
+_REASONING = {"reasoning", "thinking"}  # the labels of the reasoning the model saw
 
 
 def _divergence(previous: Earlier, new: ModelContext, i: int, rule: CacheRule) -> CacheBreak:
@@ -200,6 +212,13 @@ def _divergence(previous: Earlier, new: ModelContext, i: int, rule: CacheRule) -
             if old_sections.get(n) != new_sections.get(n)
         )
         return CacheBreak(BreakCause.SYSTEM_CHANGED, where, names or ["preamble"], diff, lost)
+    if b is not None and b.kind == "not_seen" and a.kind != "not_seen" and a.label in _REASONING:
+        # the provider drops earlier turns' reasoning at a new user message, so the cached
+        # prefix ends there: OpenAI's cookbook "Better performance from reasoning models using
+        # the Responses API", Caching (https://cookbook.openai.com/examples/responses_api/
+        # reasoning_items); Anthropic strips earlier turns' thinking blocks the same way
+        # (https://platform.claude.com/docs/en/build-with-claude/extended-thinking)
+        return CacheBreak(BreakCause.REASONING_DROPPED, where, [a.label], diff, lost)
     if a.text.startswith(_MEDIA) or (b is not None and b.text.startswith(_MEDIA)):
         return CacheBreak(BreakCause.MEDIA_CHANGED, where, [a.label], diff, lost)
     return CacheBreak(BreakCause.HISTORY_REWRITTEN, where, [a.label], diff, lost)

@@ -12,7 +12,8 @@ from dtl_notebook.cache.explain import CacheBreak
 @dataclass(frozen=True)
 class Finding:
     """A code found at `where` (a payload path, `@offset` inside it), in request `index` of a
-    conversation (None: a single request), with what it involves."""
+    conversation (None: a single request), with what it involves; `capabilities`: the
+    model's (`codes.capabilities`), which pick the fix it can take."""
 
     code: str
     where: str | None = None
@@ -20,6 +21,7 @@ class Finding:
     index: int | None = None
     conversation: str | None = None
     lost_tokens: int = 0
+    capabilities: frozenset[str] = frozenset()
 
     @property
     def entry(self) -> Code:
@@ -35,7 +37,11 @@ class Finding:
 
     @property
     def fix(self) -> str:
-        return self.entry.fix
+        return self.entry.fix_for(self.capabilities)
+
+    @property
+    def expected(self) -> bool:
+        return self.entry.expected
 
     def __str__(self) -> str:
         what = f" ({', '.join(self.involved)})" if self.involved else ""
@@ -54,6 +60,7 @@ class Finding:
             "conversation": self.conversation,
             "lost_tokens": self.lost_tokens,
             "invalidates": list(self.entry.invalidates),
+            "expected": self.expected,
         }
 
 
@@ -66,4 +73,12 @@ def finding(name: str, where: str | None = None, involved: list[str] | None = No
 def break_finding(brk: CacheBreak, index: int, conversation: str | None = None) -> Finding:
     """A cache break as a finding: its code is the cause's."""
     where = brk.diff[0].path if brk.diff and "@" in brk.diff[0].path else brk.where
-    return Finding(str(brk.cause), where, list(brk.involved), index, conversation, brk.lost_tokens)
+    return Finding(
+        str(brk.cause),
+        where,
+        list(brk.involved),
+        index,
+        conversation,
+        brk.lost_tokens,
+        brk.capabilities,
+    )

@@ -1,26 +1,33 @@
 """Static checks of one request: no history needed.
 
 Anthropic's rules (https://platform.claude.com/docs/en/build-with-claude/prompt-caching): at
-most 4 breakpoints, a read looks back at most 20 blocks, a prefix below the model's minimum
-is not cached, `cache_control` on a `defer_loading` tool is refused
-(https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool). OpenAI caches
-the longest common prefix (https://developers.openai.com/api/docs/guides/prompt-caching), so
-volatile text early in it and an unstable tool order matter there too. The deferred-tool
+most `MAX_CACHE_BREAKPOINTS` breakpoints, a read looks back at most `LOOKBACK_BLOCKS` blocks, a
+prefix below the model's minimum is not cached, `cache_control` on a `defer_loading` tool is
+refused (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool); the
+markers and the refusals are the validator's own scans (`wire.rules`, `wire.tool_rules`).
+OpenAI caches the longest common prefix
+(https://developers.openai.com/api/docs/guides/prompt-caching), so volatile text early in it
+and an unstable tool order matter there too. The deferred-tool
 checks follow this package's own rules (`wire.anthropic.PLACEHOLDER`, `agent.sections`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
+from dtl_notebook.cache.codes import capabilities
 from dtl_notebook.cache.findings import Finding, finding
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
+from dtl_notebook.wire.problems import as_list
+from dtl_notebook.wire.rules import cache_marks, too_many_breakpoints
+from dtl_notebook.wire.shape_errors import format_path
+from dtl_notebook.wire.tool_rules import deferred_marks
 
-MAX_BREAKPOINTS = 4
 _VOLATILE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?"  # ISO timestamp
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # UUID
@@ -43,24 +50,26 @@ def lint(payload: dict[str, Any], provider: str, model: str | None = None) -> li
     found += _sections(payload)
     if provider == "anthropic":
         found += _anthropic(payload, ctx)
-    return found
+    held = capabilities(provider, model)  # the fixes this model can take
+    return [replace(f, capabilities=held) for f in found]
 
 
 def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
     out: list[Finding] = []
     tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
-    marked_deferred = [
-        str(t.get("name")) for t in tools if t.get("defer_loading") and t.get("cache_control")
-    ]
+    marks = cache_marks(payload)  # the validator's scan: nested blocks count too
+    listed = as_list(payload.get("tools"))
+    marked_deferred = [_name(listed[i]) for i in deferred_marks(listed)]  # the validator's rule
     if marked_deferred:
         out.append(finding("cache_control_on_deferred", "tools", marked_deferred))
     facts = carry(ctx, False, None)
-    points = breakpoint_segments(payload, facts)
-    marks = _mark_count(payload)
+    points = breakpoint_segments(marks, facts)
     if not points:
         return [*out, finding("no_breakpoint")]
-    if marks > MAX_BREAKPOINTS:
-        out.append(finding("too_many_breakpoints", None, [f"{marks} markers"]))
+    too_many = too_many_breakpoints(marks)
+    if too_many is not None:
+        where = format_path(too_many.path)
+        out.append(finding("too_many_breakpoints", where, [f"{len(marks)} markers"]))
     rule = cache_rule("anthropic", ctx.model)
     if all(facts.cum[p] < rule.min_tokens for p, _ in points):
         best = max(facts.cum[p] for p, _ in points)
@@ -97,20 +106,6 @@ def _lookback(facts: Carried, points: list[tuple[int, float]], lookback: int) ->
 def _searches(tools: list[dict[str, Any]]) -> bool:
     """A request that can load tools later: a tool-search tool (server or client side)."""
     return any("tool_search" in str(t.get("type", "")) + str(t.get("name", "")) for t in tools)
-
-
-def _mark_count(payload: dict[str, Any]) -> int:
-    tools = payload.get("tools") or []
-    count = sum(1 for t in tools if isinstance(t, dict) and t.get("cache_control"))
-    system = payload.get("system")
-    for block in system if isinstance(system, list) else []:
-        count += 1 if isinstance(block, dict) and block.get("cache_control") else 0
-    for message in payload.get("messages") or []:
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("cache_control"):
-                count += 1
-    return count + (1 if payload.get("cache_control") else 0)
 
 
 def _volatile(ctx: ModelContext) -> list[Finding]:

@@ -35,6 +35,7 @@ from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.context.content_rules import openai_hosted_unpublished
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.request_kinds import tool_kinds
+from dtl_notebook.wire.anthropic import LOOKBACK_BLOCKS
 from dtl_notebook.wire.profiles import profile_for
 
 _OPENAI = frozenset({"openai-responses", "openai-chat"})
@@ -54,7 +55,7 @@ class CacheRule:
     min_tokens: int
     granularity: int
     ttl_seconds: float
-    lookback_blocks: int = 20
+    lookback_blocks: int = LOOKBACK_BLOCKS
     reports_writes: bool = False
     assumed: bool = False
     deferred_scaffolding: bool = False  # any defer_loading tool changes the whole prefix

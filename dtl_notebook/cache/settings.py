@@ -1,4 +1,5 @@
-"""Request-level settings the provider caches on, outside the rendered text.
+"""Request-level settings the provider caches on, outside the rendered text: each is named by
+its cause's row (`data/causes.json` "settings": the dotted path per provider).
 
 Anthropic keeps tools and system cached when `thinking`, `output_config.effort`,
 `tool_choice` or `disable_parallel_tool_use` change, and invalidates the messages ("What
@@ -19,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from dtl_notebook.cache.causes import BreakCause
+from dtl_notebook.cache.codes import CODES
 from dtl_notebook.context.model import ModelContext, Segment
 
 Getter = Callable[[dict[str, Any]], Any]
@@ -43,40 +45,42 @@ def _tool_choice(payload: dict[str, Any]) -> Any:
 
 
 def _thinking(payload: dict[str, Any]) -> Any:
+    """The thinking configuration but its budget (`_budget`): None when off."""
     thinking = payload.get("thinking")
     if not thinking or (isinstance(thinking, dict) and thinking.get("type") == "disabled"):
         return None
+    if isinstance(thinking, dict):
+        return {k: v for k, v in thinking.items() if k != "budget_tokens"}
     return thinking
 
 
-_OPENAI_CHAT: list[tuple[BreakCause, str, Getter]] = [
-    (BreakCause.CACHE_KEY_CHANGED, "prompt_cache_key", _at("prompt_cache_key")),
-    (BreakCause.REASONING_EFFORT_CHANGED, "reasoning_effort", _at("reasoning_effort")),
-    (BreakCause.PARALLEL_TOOL_CALLS_CHANGED, "parallel_tool_calls", _at("parallel_tool_calls")),
-    (BreakCause.TEXT_FORMAT_CHANGED, "response_format", _at("response_format")),
-    (BreakCause.VERBOSITY_CHANGED, "verbosity", _at("verbosity")),
-]
-SETTINGS: dict[str, list[tuple[BreakCause, str, Getter]]] = {
-    "anthropic": [
-        (BreakCause.THINKING_CHANGED, "thinking", _thinking),
-        (BreakCause.EFFORT_CHANGED, "output_config.effort", _at("output_config", "effort")),
-        (BreakCause.TOOL_CHOICE_CHANGED, "tool_choice", _tool_choice),
-        (
-            BreakCause.PARALLEL_TOOL_USE_CHANGED,
-            "tool_choice.disable_parallel_tool_use",
-            _at("tool_choice", "disable_parallel_tool_use", default=False),
-        ),
-    ],
-    "openai-responses": [
-        (BreakCause.CACHE_KEY_CHANGED, "prompt_cache_key", _at("prompt_cache_key")),
-        (BreakCause.REASONING_EFFORT_CHANGED, "reasoning.effort", _at("reasoning", "effort")),
-        (BreakCause.PARALLEL_TOOL_CALLS_CHANGED, "parallel_tool_calls", _at("parallel_tool_calls")),
-        (BreakCause.TEXT_FORMAT_CHANGED, "text.format", _at("text", "format")),
-        (BreakCause.VERBOSITY_CHANGED, "text.verbosity", _at("text", "verbosity")),
-    ],
-    "openai-chat": _OPENAI_CHAT,
-    "kimi": _OPENAI_CHAT,
+def _budget(payload: dict[str, Any]) -> Any:
+    return _at("thinking", "budget_tokens")(payload) if _thinking(payload) else None
+
+
+# settings read another way than at their dotted path with no default
+_GETTERS: dict[str, Getter] = {
+    "thinking": _thinking,
+    "thinking.budget_tokens": _budget,
+    "tool_choice": _tool_choice,
+    "tool_choice.disable_parallel_tool_use": _at(
+        "tool_choice", "disable_parallel_tool_use", default=False
+    ),
 }
+
+
+@functools.cache
+def _settings(provider: str) -> tuple[tuple[BreakCause, str, Getter], ...]:
+    """The cached-on settings of a provider (the causes' rows that name one), in row order:
+    the first that changed names the break."""
+    return tuple(
+        (BreakCause(row.code), path, _GETTERS.get(path) or _at(*path.split(".")))
+        for row in CODES.values()
+        for named, path in row.settings
+        if named == provider
+    )
+
+
 # where the settings sit in the cached prefix: ahead of the messages (Anthropic), ahead of
 # everything (OpenAI)
 FROM_MESSAGES = {"anthropic"}
@@ -84,7 +88,7 @@ FROM_MESSAGES = {"anthropic"}
 
 def request_settings(provider: str, payload: dict[str, Any]) -> dict[BreakCause, str]:
     """Each cached-on setting of a request, as canonical JSON (absent = the default)."""
-    return {cause: _canonical(get(payload)) for cause, _, get in SETTINGS.get(provider, [])}
+    return {cause: _canonical(get(payload)) for cause, _, get in _settings(provider)}
 
 
 def _canonical(value: Any) -> str:
@@ -110,7 +114,7 @@ def changed_setting(
     provider: str, old: dict[BreakCause, str], new: dict[BreakCause, str]
 ) -> tuple[BreakCause, str] | None:
     """The first setting (in the table's order) whose value differs, with its path."""
-    for cause, path, _ in SETTINGS.get(provider, []):
+    for cause, path, _ in _settings(provider):
         if old.get(cause) != new.get(cause):
             return cause, path
     return None

@@ -10,6 +10,9 @@ from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.text_diff import diff_html
 from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, grey_mark, tinted
 
+# a fact, not a fault: the notes box and a break the provider brings about by design
+_FACT_STYLE = tinted(NEUTRAL, "border-left:3px solid rgba(128, 128, 128, .8);padding:4px 6px")
+
 
 def notes(rec: RequestRecord) -> list[dict[str, str]]:
     """The grey marks of a request: `text` (short) and `title` (the sentence)."""
@@ -45,8 +48,7 @@ def notes_box(rec: RequestRecord) -> str:
     if not found:
         return ""
     lines = "".join(f"<div><b>{esc(n['text'])}</b>: {esc(n['title'])}</div>" for n in found)
-    style = tinted(NEUTRAL, "border-left:3px solid rgba(128, 128, 128, .8);padding:4px 6px")
-    return f'<div class="dtl-notes" style="{style}">{lines}</div>'
+    return f'<div class="dtl-notes" style="{_FACT_STYLE}">{lines}</div>'
 
 
 def lost_text(brk: CacheBreak, cached: int) -> str:
@@ -77,10 +79,12 @@ def break_html(
         )
     involved = f" ({', '.join(brk.involved)})" if brk.involved else ""
     where = f" at {brk.where}" if brk.where else ""
-    style = tinted(BREAK, f"border-left:3px solid {EDGE_BREAK};padding:4px 6px")
+    red = tinted(BREAK, f"border-left:3px solid {EDGE_BREAK};padding:4px 6px")
+    style = _FACT_STYLE if brk.expected else red  # by the provider's design: grey
     return (
         f'<div {link_attrs(key("brk", "here"), cls="dtl-breakbox")} style="{style}">'
-        f"<b>Cache break: {esc(brk.message)}</b>{esc(involved + where)}"
+        f"<b>{'Expected cache break' if brk.expected else 'Cache break'}: {esc(brk.message)}</b>"
+        f"{esc(involved + where)}"
         f"{esc(lost_text(brk, cached))}"
         f'<div class="dtl-fix" style="margin-top:2px">fix: {esc(brk.fix)}</div>{diff}</div>'
     )

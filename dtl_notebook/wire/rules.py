@@ -2,7 +2,8 @@
 
 A dangling or mixed
 ``tool_reference``, unpaired call ids, breakpoint limits and TTL order; the rules of the
-``tools`` list are in `tool_rules`.
+``tools`` list are in `tool_rules`. The breakpoint scan (`cache_marks`) and its rules serve the
+validator, the cache lint and the cache analyzer alike.
 
 A rule over the message list is a step of a resumable scan (`_reuse.prefix.PrefixScan`): the
 step records the first :class:`~.problems.Problem` (its JSON path and message) in the scan's
@@ -19,9 +20,12 @@ from typing import Any
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire.problems import Problem, as_list, dict_items, raise_first
 from dtl_notebook.wire.shape_errors import Path, fail, format_path, short
-from dtl_notebook.wire.tool_rules import check_anthropic_tools
+from dtl_notebook.wire.tool_rules import check_anthropic_tools, tool_marks
 
-# https://docs.claude.com/en/docs/build-with-claude/prompt-caching: at most 4 breakpoints
+# https://platform.claude.com/docs/en/build-with-claude/prompt-caching: at most 4 breakpoints
+# per request. The API counts blocks carrying cache_control wherever they sit, a block nested
+# in a tool_result included ("A maximum of 4 blocks with cache_control may be provided. Found
+# 5."), and automatic caching's top-level cache_control takes one of the slots.
 MAX_CACHE_BREAKPOINTS = 4
 TOOL_REFERENCE = "tool_reference"
 REFERENCES_ONLY_RULE = (
@@ -97,21 +101,15 @@ def _nested_blocks(block: dict[str, Any], path: Path) -> Iterator[tuple[Path, di
 
 
 def check_anthropic(payload: dict[str, Any], provider: str) -> None:
-    tool_names, breakpoints = check_anthropic_tools(payload.get("tools"), provider)
-    for j, block in dict_items(payload.get("system")):
-        for path, b in _nested_blocks(block, ("system", j)):
-            if b.get("cache_control") is not None:
-                breakpoints.append(((*path, "cache_control"), b["cache_control"]))
+    tool_names, marked_tools = check_anthropic_tools(payload.get("tools"), provider)
     facts = _MESSAGE_FACTS.scan(as_list(payload.get("messages")))
     # references are recorded up to the first problem only, so a dangling one comes first
     for name, path in facts.references.items():
         if not tool_names(name):
             fail(provider, path, _unknown_reference(name))
     raise_first(provider, facts.problem)
-    breakpoints.extend(facts.breakpoints)
-    if payload.get("cache_control") is not None:
-        breakpoints.append((("cache_control",), payload["cache_control"]))
-    _check_breakpoints(provider, breakpoints)
+    marks = _all_marks(payload, marked_tools, facts)
+    raise_first(provider, too_many_breakpoints(marks) or ttl_order_problem(marks))
 
 
 class _MessageFacts:
@@ -133,9 +131,22 @@ class _MessageFacts:
 
 
 def _step(facts: _MessageFacts, m: int, msg: Any) -> None:
-    if facts.problem is not None or not isinstance(msg, dict):
+    if not isinstance(msg, dict):
         return
-    facts.problem = _message_problem(facts, m, msg)
+    for j, block in dict_items(msg.get("content")):
+        here: Path = ("messages", m, "content", j)
+        if facts.problem is None and block.get("type") == "tool_result":
+            facts.problem = _tool_result_problem(block, here, facts.pending)
+        for path, b in _nested_blocks(block, here):
+            if facts.problem is None and b.get("type") == TOOL_REFERENCE:
+                name = b.get("tool_name")
+                if isinstance(name, str):
+                    facts.references.setdefault(name, path)
+                else:
+                    facts.problem = Problem(path, _unknown_reference(name))
+            # every marker counts, past a problem too: the lint and the analyzer read them
+            if b.get("cache_control") is not None:
+                facts.breakpoints.append(((*path, "cache_control"), b["cache_control"]))
     facts.pending = (
         frozenset(
             b.get("id") for _, b in dict_items(msg.get("content")) if b.get("type") == "tool_use"
@@ -143,25 +154,6 @@ def _step(facts: _MessageFacts, m: int, msg: Any) -> None:
         if msg.get("role") == "assistant"
         else frozenset()
     )
-
-
-def _message_problem(facts: _MessageFacts, m: int, msg: dict[str, Any]) -> Problem | None:
-    """Record the references and breakpoints of message `m`; its first problem, if any."""
-    for j, block in dict_items(msg.get("content")):
-        here: Path = ("messages", m, "content", j)
-        if block.get("type") == "tool_result":
-            problem = _tool_result_problem(block, here, facts.pending)
-            if problem is not None:
-                return problem
-        for path, b in _nested_blocks(block, here):
-            if b.get("type") == TOOL_REFERENCE:
-                name = b.get("tool_name")
-                if not isinstance(name, str):
-                    return Problem(path, _unknown_reference(name))
-                facts.references.setdefault(name, path)
-            if b.get("cache_control") is not None:
-                facts.breakpoints.append(((*path, "cache_control"), b["cache_control"]))
-    return None
 
 
 def _tool_result_problem(
@@ -191,25 +183,54 @@ def _tool_result_problem(
 _MESSAGE_FACTS = PrefixScan(_MessageFacts, _step)
 
 
-def _check_breakpoints(provider: str, breakpoints: list[tuple[Path, Any]]) -> None:
-    """At most 4 ``cache_control`` breakpoints; 1h TTLs must precede 5m ones (prefix order:
-    https://docs.claude.com/en/docs/build-with-claude/prompt-caching, "Mixing different TTLs")."""
-    if len(breakpoints) > MAX_CACHE_BREAKPOINTS:
-        fail(
-            provider,
-            breakpoints[MAX_CACHE_BREAKPOINTS][0],
-            f"too many cache_control breakpoints: {len(breakpoints)} "
-            f"(at most {MAX_CACHE_BREAKPOINTS}; a top-level cache_control counts as one)",
-        )
+# -- cache breakpoints -------------------------------------------------------------------------
+
+
+def cache_marks(payload: dict[str, Any]) -> list[tuple[Path, Any]]:
+    """Every ``cache_control`` marker of an Anthropic body, in prefix order (tools, system,
+    messages with nested blocks, then the top-level one): the JSON path and the control."""
+    tools = tool_marks(payload.get("tools"))
+    return _all_marks(payload, tools, _MESSAGE_FACTS.scan(as_list(payload.get("messages"))))
+
+
+def _all_marks(
+    payload: dict[str, Any], tools: list[tuple[Path, Any]], facts: _MessageFacts
+) -> list[tuple[Path, Any]]:
+    marks = list(tools)
+    for j, block in dict_items(payload.get("system")):
+        for path, b in _nested_blocks(block, ("system", j)):
+            if b.get("cache_control") is not None:
+                marks.append(((*path, "cache_control"), b["cache_control"]))
+    marks += facts.breakpoints
+    if payload.get("cache_control") is not None:
+        marks.append((("cache_control",), payload["cache_control"]))
+    return marks
+
+
+def too_many_breakpoints(marks: list[tuple[Path, Any]]) -> Problem | None:
+    """More than `MAX_CACHE_BREAKPOINTS` markers: the first one over the limit."""
+    if len(marks) <= MAX_CACHE_BREAKPOINTS:
+        return None
+    return Problem(
+        marks[MAX_CACHE_BREAKPOINTS][0],
+        f"too many cache_control breakpoints: {len(marks)} "
+        f"(at most {MAX_CACHE_BREAKPOINTS}; a top-level cache_control counts as one)",
+    )
+
+
+def ttl_order_problem(marks: list[tuple[Path, Any]]) -> Problem | None:
+    """A 1h TTL after a 5m one: 1h breakpoints must come first in prefix order
+    (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Mixing different
+    TTLs")."""
     first_5m: Path | None = None
-    for path, control in breakpoints:
+    for path, control in marks:
         ttl = control.get("ttl") if isinstance(control, dict) else None
         if ttl == "1h" and first_5m is not None:
-            fail(
-                provider,
+            return Problem(
                 path,
                 f"cache_control ttl '1h' after a 5m breakpoint at {format_path(first_5m)}; "
                 "1h breakpoints must come before 5m ones",
             )
         if ttl != "1h" and first_5m is None:
             first_5m = path
+    return None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dtl_notebook._reuse.prefix import PrefixScan
+from dtl_notebook.wire.problems import as_list
 from dtl_notebook.wire.shape_errors import Path, fail, format_path
 
 # https://docs.claude.com/en/docs/agents-and-tools/tool-use/tool-search-tool
@@ -24,13 +25,12 @@ ALL_DEFERRED_MESSAGE = (
 class _ToolFacts:
     """What the tool rules need from the tools scanned so far (indices within the list scanned)."""
 
-    __slots__ = ("breakpoints", "counted", "deferred", "deferred_breakpoint", "duplicate", "names")
+    __slots__ = ("breakpoints", "counted", "deferred", "duplicate", "names")
 
     def __init__(self) -> None:
         self.names: dict[str, int] = {}  # name -> index of its first tool
         self.duplicate: tuple[int, str] | None = None  # the first tool named as an earlier one
         self.counted = self.deferred = 0  # tools (objects), deferred tools
-        self.deferred_breakpoint: int | None = None  # the first deferred tool with a breakpoint
         self.breakpoints: list[tuple[int, Any]] = []
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _ToolFacts:
@@ -41,7 +41,6 @@ class _ToolFacts:
             self.counted,
             self.deferred,
         )
-        copied.deferred_breakpoint = self.deferred_breakpoint
         return copied
 
 
@@ -58,8 +57,6 @@ def _tool_step(facts: _ToolFacts, i: int, tool: Any) -> None:
     deferred = tool.get("defer_loading") is True
     facts.deferred += deferred
     if tool.get("cache_control") is not None:
-        if deferred and facts.deferred_breakpoint is None:
-            facts.deferred_breakpoint = i
         facts.breakpoints.append((i, tool["cache_control"]))
 
 
@@ -72,7 +69,7 @@ def check_anthropic_tools(
 ) -> tuple[Callable[[str], bool], list[tuple[Path, Any]]]:
     """Unique names, not all deferred, no breakpoint on a deferred tool (in that order of
     report). Returns whether a name is a tool's, and the tools' breakpoints."""
-    listed = list(tools) if isinstance(tools, tuple) else tools if isinstance(tools, list) else []
+    listed = as_list(tools)
     at, head, tail = _TOOL_FACTS.scan_split(listed)
     duplicates = [head.duplicate] if head.duplicate else []
     if tail.duplicate is not None:
@@ -92,18 +89,37 @@ def check_anthropic_tools(
     counted = head.counted + tail.counted
     if counted and head.deferred + tail.deferred == counted:  # an all-deferred request is rejected
         fail(provider, ("tools",), ALL_DEFERRED_MESSAGE)
-    deferred_breakpoint = head.deferred_breakpoint
-    if deferred_breakpoint is None and tail.deferred_breakpoint is not None:
-        deferred_breakpoint = at + tail.deferred_breakpoint
-    if deferred_breakpoint is not None:  # a deferred tool is outside the cached prefix
+    marks = _marks(at, head, tail)
+    deferred = _deferred_marks(marks, listed)
+    if deferred:  # a deferred tool is outside the cached prefix
         fail(
             provider,
-            ("tools", deferred_breakpoint, "cache_control"),
+            ("tools", deferred[0], "cache_control"),
             "a tool with defer_loading=true cannot have cache_control; "
             "put the breakpoint on a non-deferred tool",
         )
-    breakpoints: list[tuple[Path, Any]] = [
+    return (lambda name: name in head.names or name in tail.names), marks
+
+
+def tool_marks(tools: Any) -> list[tuple[Path, Any]]:
+    """The tools' ``cache_control`` markers (path, control), from the scan the rules share."""
+    return _marks(*_TOOL_FACTS.scan_split(as_list(tools)))
+
+
+def deferred_marks(tools: Any) -> list[int]:
+    """The indices of deferred tools carrying a marker, which the API refuses."""
+    listed = as_list(tools)
+    return _deferred_marks(tool_marks(listed), listed)
+
+
+def _deferred_marks(marks: list[tuple[Path, Any]], tools: list[Any]) -> list[int]:
+    indices = [path[1] for path, _ in marks if isinstance(path[1], int)]
+    return [i for i in indices if tools[i].get("defer_loading") is True]
+
+
+def _marks(at: int, head: _ToolFacts, tail: _ToolFacts) -> list[tuple[Path, Any]]:
+    marks: list[tuple[Path, Any]] = [
         (("tools", i, "cache_control"), c) for i, c in head.breakpoints
     ]
-    breakpoints += [(("tools", at + i, "cache_control"), c) for i, c in tail.breakpoints]
-    return (lambda name: name in head.names or name in tail.names), breakpoints
+    marks += [(("tools", at + i, "cache_control"), c) for i, c in tail.breakpoints]
+    return marks
