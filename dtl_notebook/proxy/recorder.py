@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dtl_notebook.agent.secrets import Secrets
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.conversations import Conversations
 from dtl_notebook.proxy.diagnostics import with_diagnostics
+from dtl_notebook.proxy.headers import learn_credentials
 from dtl_notebook.proxy.record import ExchangeRecord
 from dtl_notebook.proxy.store import StoredRow, StoreWriter, request_text, stored_row
 from dtl_notebook.wire.stream import response_body
@@ -69,10 +71,11 @@ class Finished:
 Event = Arrived | Finished
 # called on the recorder's thread with each request as it arrives, then as it finishes
 Listener = Callable[[Event], None]
-PENDING_KEPT = 4096
+PENDING_KEPT = 4096  # arrivals whose exchange has not finished yet, at most
 # a response's own id comes first: `{"id": ...}`, or message_start / response.created
 _RESPONSE_ID = re.compile(rb'"id"\s*:\s*"((?:msg|resp|chatcmpl)[A-Za-z0-9_-]*)"')
-_ID_WINDOW = 4096  # arrivals whose exchange has not finished yet, at most
+_ID_WINDOW = 4096  # bytes of a response's head searched for its id
+RequestText = tuple[str, str | None]  # a request body fit to keep, and why it was not decoded
 
 
 class Worker:
@@ -134,7 +137,8 @@ class Recorder:
         self.stored = 0
         self.handled = 0
         self._lock = threading.Lock()  # conversations: this thread, and the forwarding path
-        self._pending: OrderedDict[int, tuple[str, dict[str, Any] | None]] = OrderedDict()
+        self._pending: OrderedDict[int, tuple[RequestText, dict[str, Any] | None]] = OrderedDict()
+        self.secrets = Secrets()  # the credentials clients sent: masked wherever they reappear
         self._handled_changed = threading.Condition()
         self._writer: StoreWriter | None = None
         if store is not None:
@@ -190,10 +194,15 @@ class Recorder:
             with self._lock:
                 record.conversation = self.conversations.assign(record.provider, request)
 
-    def _arrived(self, record: ExchangeRecord) -> None:
-        text = request_text(record)
-        request = _json_object(text)
+    def _read_request(self, record: ExchangeRecord) -> tuple[RequestText, dict[str, Any] | None]:
+        learn_credentials(self.secrets, record.request_headers, record.query)
+        text = request_text(record, self.secrets)
+        request = _json_object(text[0])
         self._assign(record, request)
+        return text, request
+
+    def _arrived(self, record: ExchangeRecord) -> None:
+        text, request = self._read_request(record)
         self._pending[record.number] = (text, request)
         while len(self._pending) > PENDING_KEPT:
             self._pending.popitem(last=False)
@@ -224,12 +233,9 @@ class Recorder:
             record.request_body = json.dumps(body, ensure_ascii=False).encode()
 
     def _record(self, record: ExchangeRecord) -> None:
-        text, request = self._pending.pop(record.number, (None, None))
-        if text is None:
-            text = request_text(record)
-            request = _json_object(text)
-            self._assign(record, request)
-        row = stored_row(record, record.conversation, text)
+        pending = self._pending.pop(record.number, None)
+        text, request = pending or self._read_request(record)
+        row = stored_row(record, self.secrets, record.conversation, text)
         conversation = record.conversation
         response = None
         if record.status is not None and record.status < 400 and record.failure is None:
