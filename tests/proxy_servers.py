@@ -4,7 +4,9 @@
 by the `x-test-fault` header (forwarded like any end-to-end header): `500`, `429`, `cut` (an
 event stream that breaks off mid-body), `gate` (one event, then the rest only once the test
 opens `gate`), `gzip` (a compressed JSON body), `echo` (the request body and a cookie back).
-Everything sent is kept in `sent`, byte for byte.
+Everything sent is kept in `sent`, byte for byte. `PacedEmulator` is the emulator over HTTP
+streaming its answers one event at a time, to see what a proxy does with a stream a client
+leaves.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from dtl_notebook.live.emulator_server import EmulatorServer
 from dtl_notebook.live.http_server import ThreadedServer
 
 PATHS = ["/v1/messages", "/v1/messages/count_tokens", "/v1/responses", "/v1/chat/completions"]
@@ -76,3 +79,25 @@ class FaultUpstream(ThreadedServer):
             await asyncio.sleep(0.005)
         self.sent.append(EVENT)
         yield EVENT
+
+
+class PacedEmulator(EmulatorServer):
+    """The emulator whose streamed answers send `head` events at once and each further one
+    only once the test sets `more`. `closed` is set when its connection is closed before the
+    last event (the stream is cancelled), `events` counts the events it sent."""
+
+    def __init__(self, head: int = 2) -> None:
+        super().__init__()
+        self.head, self.events = head, 0
+        self.more, self.closed = threading.Event(), threading.Event()
+
+    async def stream(self, frames: list[bytes]) -> AsyncIterator[bytes]:
+        try:
+            for number, frame in enumerate(frames):
+                while number >= self.head and not self.more.is_set():
+                    await asyncio.sleep(0.005)
+                self.events += 1
+                yield frame
+        except BaseException:  # cancelled: the other side closed the connection
+            self.closed.set()
+            raise

@@ -16,6 +16,7 @@ import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 import httpx2
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
@@ -30,6 +31,7 @@ from dtl_notebook.proxy.recorder import Recorder
 
 Sink = Callable[[ExchangeRecord], None]
 TIMEOUT = httpx2.Timeout(connect=10.0, read=600.0, write=60.0, pool=60.0)
+CLIENT_LEFT = "cut by the client: it disconnected mid-response, the upstream was closed"
 # set by the side that writes the bytes: the host from the upstream URL, the length of the body
 _REQUEST_DROP = frozenset({b"host", b"content-length"})
 
@@ -37,7 +39,8 @@ _REQUEST_DROP = frozenset({b"host", b"content-length"})
 def error_body(family: str, status: int, message: str) -> bytes:
     """An error in the provider's own shape, so its SDK raises its usual error."""
     if family == "anthropic":
-        kind = {404: "not_found_error", 413: "request_too_large"}.get(status, "api_error")
+        kinds = {400: "invalid_request_error", 404: "not_found_error", 413: "request_too_large"}
+        kind = kinds.get(status, "api_error")
         body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
     elif family == "openai":
         kind = "invalid_request_error" if status < 500 else "server_error"
@@ -53,7 +56,9 @@ def _json_error(family: str, status: int, message: str) -> Response:
 
 class _Relay(Response):
     """The upstream's response streamed to the client chunk by chunk. An upstream that breaks
-    off mid-body leaves this response unfinished too, so the client sees the same cut."""
+    off mid-body leaves this response unfinished too, so the client sees the same cut; a
+    client that leaves stops the relay at once and closes the upstream response, so a
+    generation nobody reads stops (and stops costing)."""
 
     def __init__(self, upstream: httpx2.Response, record: ExchangeRecord, sink: Sink) -> None:
         self.upstream, self.record, self.sink = upstream, record, sink
@@ -62,24 +67,46 @@ class _Relay(Response):
         self.background = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        record, failure, complete = self.record, None, False
+        record, outcome = self.record, None  # '' once relayed whole, else what cut it
         record.response(self.status_code, self.raw_headers)
+        try:
+            async with anyio.create_task_group() as group:
+
+                async def relay() -> None:
+                    nonlocal outcome
+                    outcome = await self._relay(send)
+                    group.cancel_scope.cancel()
+
+                async def watch() -> None:
+                    nonlocal outcome
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    if outcome is None:
+                        outcome = f"{CLIENT_LEFT} after {record.received} response bytes"
+                    group.cancel_scope.cancel()
+
+                group.start_soon(relay)
+                group.start_soon(watch)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.upstream.aclose()
+            record.finish("response not completed" if outcome is None else outcome or None)
+            self.sink(record)
+
+    async def _relay(self, send: Send) -> str:
+        """Relay the body; '' once complete, else what cut it."""
         try:
             start = {"status": self.status_code, "headers": self.raw_headers}
             await send({"type": "http.response.start", **start})
             async for chunk in self.upstream.aiter_raw():
-                record.chunk(chunk)
+                self.record.chunk(chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
-            complete = True
         except httpx2.HTTPError as exc:
-            failure = f"upstream cut the response mid-body: {type(exc).__name__}: {exc}"
-        except OSError as exc:  # the client went away
-            failure = f"client disconnected mid-response: {exc}"
-        finally:
-            await self.upstream.aclose()
-            record.finish(None if complete else failure or "response not completed")
-            self.sink(record)
+            return f"upstream cut the response mid-body: {type(exc).__name__}: {exc}"
+        except OSError as exc:  # the client went away while being written to
+            return f"{CLIENT_LEFT}: {exc}"
+        return ""
 
 
 def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
@@ -108,6 +135,10 @@ def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
                 "", 404, f"{request.url.path} is not forwarded: this proxy serves {paths}"
             )
         family, provider = route
+        raw_path = request.scope.get("raw_path", b"").decode("latin-1")
+        if raw_path != request.url.path:  # e.g. `%2Fv1%2Fmessages`: not the path it decodes to
+            message = f"request target {raw_path!r} is not forwarded: send {request.url.path} as is"
+            return _json_error(family, 400, message)
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > config.max_body:
             return _json_error(family, 413, _too_large(config.max_body))
@@ -120,17 +151,17 @@ def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
         except ClientDisconnect:
             return Response(status_code=400)
         origin = config.upstreams[family]
-        raw_path = request.scope.get("raw_path") or request.url.path.encode()
-        query = request.scope.get("query_string", b"")
-        target = (
-            origin + raw_path.decode("latin-1") + ("?" + query.decode("latin-1") if query else "")
-        )
+        query = request.scope.get("query_string", b"").decode("latin-1")
+        try:
+            target = httpx2.URL(origin + raw_path + ("?" + query if query else ""))
+        except httpx2.InvalidURL as exc:  # its text may hold the query: to the client only
+            return _json_error(family, 400, f"request target cannot be forwarded: {exc}")
         headers = end_to_end(request.headers.raw, drop=_REQUEST_DROP)
         record = ExchangeRecord(
             next(numbers),
             request.method,
             request.url.path,
-            query.decode("latin-1"),
+            query,
             family,
             provider,
             origin,

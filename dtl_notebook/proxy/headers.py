@@ -25,6 +25,8 @@ HOP_BY_HOP = frozenset(
         b"upgrade",
     }
 )
+
+
 def _connection_tokens(headers: RawHeaders) -> set[bytes]:
     named = set()
     for name, value in headers:
