@@ -98,3 +98,24 @@ def test_a_request_target_that_only_decodes_to_a_route_is_a_clear_400(
     )
     assert upstream.received == []  # nothing forwarded
     assert raw_request(proxy, b"/v1/messages").startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_store_deleted_under_the_running_proxy_is_reported_and_started_anew(
+    paced: tuple[PacedEmulator, Proxy], caplog: pytest.LogCaptureFixture
+) -> None:
+    upstream, proxy = paced
+    store, body = proxy.config.store, {**STREAMED, "stream": False}
+    assert store is not None and proxy.recorder is not None
+    with httpx2.Client(base_url=proxy.url) as http:
+        for _ in range(2):
+            assert http.post("/v1/messages", json=body).status_code == 200
+        assert proxy.recorder.wait(2) and len(store_rows(store)) == 2
+        for path in store.parent.glob(store.name + "*"):  # the file and its WAL, as `rm` would
+            path.unlink()
+        assert http.post("/v1/messages", json=body).status_code == 200
+        assert proxy.recorder.wait(3)
+    assert len(store_rows(store)) == 1  # the new store holds what came after
+    assert "1 exchanges stored" in proxy.status()
+    assert f"store {store} was deleted or replaced while the proxy ran" in proxy.status()
+    said = [r.getMessage() for r in caplog.records if "was deleted or replaced" in r.getMessage()]
+    assert len(said) == 1 and "the 2 exchanges stored in it went with it" in said[0]

@@ -9,6 +9,7 @@ and the status. `cache.store_reader` reads it back as a capture.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -147,6 +148,16 @@ class StoreWriter:
                 "INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('kind', 'dtl_notebook proxy')",
                 (SCHEMA_VERSION,),
             )
+        status = os.stat(self.path)
+        self._identity = (status.st_dev, status.st_ino)
+
+    def gone(self) -> bool:
+        """Whether the file was deleted or replaced since it was opened."""
+        try:
+            status = os.stat(self.path)
+        except OSError:
+            return True
+        return (status.st_dev, status.st_ino) != self._identity
 
     def write(self, row: StoredRow) -> None:
         names = ", ".join(_COLUMNS)
