@@ -5,6 +5,7 @@ origins that cannot work."""
 from __future__ import annotations
 
 import json
+import logging
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from dtl_notebook.cache import audit_capture
 from dtl_notebook.cache.store_reader import store_rows
-from dtl_notebook.proxy import Proxy
+from dtl_notebook.proxy import Proxy, Summary
 from tests.proxy_servers import PacedEmulator
 
 STREAMED = {
@@ -119,3 +120,27 @@ def test_a_store_deleted_under_the_running_proxy_is_reported_and_started_anew(
     assert f"store {store} was deleted or replaced while the proxy ran" in proxy.status()
     said = [r.getMessage() for r in caplog.records if "was deleted or replaced" in r.getMessage()]
     assert len(said) == 1 and "the 2 exchanges stored in it went with it" in said[0]
+
+
+def test_one_line_per_request_and_no_http_client_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    lines: list[str] = []
+    summary = Summary(lines.append)
+    caplog.set_level(logging.INFO)
+    body = {**STREAMED, "stream": False}
+    with (
+        PacedEmulator() as upstream,
+        Proxy(port=0, upstream_anthropic=upstream.url, listeners=[summary]) as proxy,
+        httpx2.Client(base_url=proxy.url) as http,
+    ):
+        for _ in range(3):
+            assert http.post("/v1/messages?key=abcdefgh12345", json=body).status_code == 200
+        assert proxy.recorder is not None and proxy.recorder.wait(3)
+        ours = proxy.url
+    summary.close()
+    assert len(lines) == 3 and all(line.startswith("#") for line in lines)
+    # the test's own client logs its requests; the proxy's forwarding logs none
+    proxy_logs = [r.getMessage() for r in caplog.records if ours not in r.getMessage()]
+    assert not [m for m in proxy_logs if "HTTP Request:" in m]
+    assert "abcdefgh12345" not in "".join(proxy_logs + lines)

@@ -10,8 +10,10 @@ whatever happened (`put`); neither blocks (the recorder queues them for its own 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import itertools
 import json
+import logging
 import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -34,6 +36,21 @@ TIMEOUT = httpx2.Timeout(connect=10.0, read=600.0, write=60.0, pool=60.0)
 CLIENT_LEFT = "cut by the client: it disconnected mid-response, the upstream was closed"
 # set by the side that writes the bytes: the host from the upstream URL, the length of the body
 _REQUEST_DROP = frozenset({b"host", b"content-length"})
+
+
+_FORWARDING: contextvars.ContextVar[bool] = contextvars.ContextVar("forwarding", default=False)
+
+
+class _ForwardedRequestLine(logging.Filter):
+    """Drops the HTTP client's `HTTP Request:` INFO line for a request this proxy forwards:
+    the proxy writes its own line per request, and the client's shows the full URL, a key
+    in its query included."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _FORWARDING.get()
+
+
+logging.getLogger("httpx2").addFilter(_ForwardedRequestLine())
 
 
 def error_body(family: str, status: int, message: str) -> bytes:
@@ -128,6 +145,7 @@ def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
         return clients["upstream"]
 
     async def forward(request: Request) -> Response:
+        _FORWARDING.set(True)  # this request's own task: its relay included
         route = ROUTES.get(request.url.path)
         if route is None:
             paths = ", ".join(ROUTES)
