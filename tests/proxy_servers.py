@@ -3,7 +3,8 @@
 `FaultUpstream` answers provider paths the way a struggling provider does, picked per request
 by the `x-test-fault` header (forwarded like any end-to-end header): `500`, `429`, `cut` (an
 event stream that breaks off mid-body), `gate` (one event, then the rest only once the test
-opens `gate`), `gzip` (a compressed JSON body), `echo` (the request body and a cookie back).
+opens `gate`), `encoded` (a JSON body compressed as `x-test-encoding` names), `junk`
+(bytes that are not in the encoding they claim), `echo` (the request body and a cookie back).
 Everything sent is kept in `sent`, byte for byte. `PacedEmulator` is the emulator over HTTP
 streaming its answers one event at a time, to see what a proxy does with a stream a client
 leaves.
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import importlib
 import json
 import threading
+import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -38,6 +41,18 @@ OPENAI_RATE_LIMIT = (
 )
 
 
+def compressed(plain: bytes, encoding: str) -> bytes:
+    """`plain` in a content-encoding: gzip, deflate, br or zstd (the last two need their
+    packages, as the proxy does to read them)."""
+    if encoding == "gzip":
+        return gzip.compress(plain)
+    if encoding == "deflate":
+        return zlib.compress(plain)
+    if encoding == "br":
+        return bytes(importlib.import_module("brotli").compress(plain))
+    return bytes(importlib.import_module("backports.zstd").compress(plain))
+
+
 class FaultUpstream(ThreadedServer):
     def __init__(self) -> None:
         self.sent: list[bytes] = []
@@ -54,11 +69,12 @@ class FaultUpstream(ThreadedServer):
             return self._bytes(ANTHROPIC_OVERLOADED, 500, {"request-id": "req_011"})
         if fault == "429":
             return self._bytes(OPENAI_RATE_LIMIT, 429, {"retry-after": "7"})
-        if fault == "gzip":
+        if fault in ("encoded", "junk"):
+            encoding = request.headers.get("x-test-encoding", "gzip")
             plain = json.dumps({"id": "msg_gz", "echo": body.decode()}).encode()
-            packed = gzip.compress(plain)
+            packed = compressed(plain, encoding) if fault != "junk" else b"not compressed"
             self.sent.append(packed)
-            return Response(packed, 200, {"content-encoding": "gzip"}, "application/json")
+            return Response(packed, 200, {"content-encoding": encoding}, "application/json")
         if fault in ("cut", "gate"):
             return StreamingResponse(self._events(fault), media_type="text/event-stream")
         echo: dict[str, Any] = {"id": "echo", "body": body.decode("utf-8", "replace")}
