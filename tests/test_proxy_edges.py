@@ -104,7 +104,7 @@ def test_a_request_target_that_only_decodes_to_a_route_is_a_clear_400(
 def test_a_store_deleted_under_the_running_proxy_is_reported_and_started_anew(
     paced: tuple[PacedEmulator, Proxy], caplog: pytest.LogCaptureFixture
 ) -> None:
-    upstream, proxy = paced
+    _, proxy = paced
     store, body = proxy.config.store, {**STREAMED, "stream": False}
     assert store is not None and proxy.recorder is not None
     with httpx2.Client(base_url=proxy.url) as http:
