@@ -1,7 +1,8 @@
 """Upstreams for the proxy tests, served over real HTTP on loopback.
 
 `FaultUpstream` answers provider paths the way a struggling provider does, picked per request
-by the `x-test-fault` header (forwarded like any end-to-end header): `500`, `429`, `cut` (an
+by the `x-test-fault` header (forwarded like any end-to-end header): `500`, `429`, `401` (the
+credentials it was sent, echoed in its error), `cut` (an
 event stream that breaks off mid-body), `gate` (one event, then the rest only once the test
 opens `gate`), `encoded` (a JSON body compressed as `x-test-encoding` names), `junk`
 (bytes that are not in the encoding they claim), `echo` (the request body and a cookie back).
@@ -57,6 +58,7 @@ class FaultUpstream(ThreadedServer):
     def __init__(self) -> None:
         self.sent: list[bytes] = []
         self.received: list[tuple[dict[str, str], bytes]] = []
+        self.targets: list[str] = []  # the URLs requested, query included
         self.gate = threading.Event()
         routes = [Route(p, self._handle, methods=["POST"]) for p in PATHS]
         super().__init__(Starlette(routes=routes))
@@ -64,9 +66,14 @@ class FaultUpstream(ThreadedServer):
     async def _handle(self, request: Request) -> Response:
         body = await request.body()
         self.received.append((dict(request.headers), body))
+        self.targets.append(str(request.url))
         fault = request.headers.get("x-test-fault", "echo")
         if fault == "500":
             return self._bytes(ANTHROPIC_OVERLOADED, 500, {"request-id": "req_011"})
+        if fault == "401":  # an error that echoes what it was given, as some gateways do
+            given = f"{request.url.query} {dict(request.headers)}"
+            error = {"type": "authentication_error", "message": f"invalid credentials: {given}"}
+            return self._bytes(json.dumps({"type": "error", "error": error}).encode(), 401, {})
         if fault == "429":
             return self._bytes(OPENAI_RATE_LIMIT, 429, {"retry-after": "7"})
         if fault in ("encoded", "junk"):

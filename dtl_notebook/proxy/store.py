@@ -55,18 +55,19 @@ _CREDENTIAL_FIELD = re.compile(r"api[_-]?key|authorization", re.IGNORECASE)  # m
 
 def masked_text(text: str, secrets: Secrets, cut: bool = False) -> str:
     """`text` with known and key-like values masked (`cut`: a key cut off at its end too);
-    in a JSON body, the values of credential members too, which `secrets` then knows (the
-    body is rewritten only when one is there, else kept byte for byte)."""
-    masked = secrets.mask(text, cut)
-    if _CREDENTIAL_FIELD.search(masked):
+    in a JSON body, the values of credential members too, which `secrets` learns first, so
+    they are masked wherever else they sit (the body is rewritten only when such a member
+    is there, else kept byte for byte)."""
+    document = None
+    if _CREDENTIAL_FIELD.search(text):
         try:
-            document = json.loads(masked)
+            document = json.loads(text)
         except ValueError:
             document = None
-        if isinstance(document, dict | list) and redact(document) != document:
-            secrets.learn_members(document)
-            masked = json.dumps(redact(document), ensure_ascii=False)
-    return masked
+        secrets.learn_members(document)
+    if isinstance(document, dict | list) and redact(document) != document:
+        text = json.dumps(redact(document), ensure_ascii=False)
+    return secrets.mask(text, cut)
 
 
 @dataclass
