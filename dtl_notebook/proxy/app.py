@@ -30,6 +30,7 @@ from dtl_notebook.proxy.config import ROUTES, ProxyConfig
 from dtl_notebook.proxy.headers import end_to_end
 from dtl_notebook.proxy.record import ExchangeRecord
 from dtl_notebook.proxy.recorder import Recorder
+from dtl_notebook.proxy.worker import FORWARDING
 
 Sink = Callable[[ExchangeRecord], None]
 TIMEOUT = httpx2.Timeout(connect=10.0, read=600.0, write=60.0, pool=60.0)
@@ -38,7 +39,7 @@ CLIENT_LEFT = "cut by the client: it disconnected mid-response, the upstream was
 _REQUEST_DROP = frozenset({b"host", b"content-length"})
 
 
-_FORWARDING: contextvars.ContextVar[bool] = contextvars.ContextVar("forwarding", default=False)
+_FORWARDED_TASK: contextvars.ContextVar[bool] = contextvars.ContextVar("forwarded", default=False)
 
 
 class _ForwardedRequestLine(logging.Filter):
@@ -47,7 +48,7 @@ class _ForwardedRequestLine(logging.Filter):
     in its query included."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not _FORWARDING.get()
+        return not _FORWARDED_TASK.get()
 
 
 logging.getLogger("httpx2").addFilter(_ForwardedRequestLine())
@@ -82,6 +83,12 @@ class _Relay(Response):
         self.status_code = upstream.status_code
         self.raw_headers = end_to_end(upstream.headers.raw)
         self.background = None
+        self._in_flight = True
+
+    def _first_byte_sent(self) -> None:
+        if self._in_flight:
+            self._in_flight = False
+            FORWARDING.end()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         record, outcome = self.record, None  # '' once relayed whole, else what cut it
@@ -105,10 +112,17 @@ class _Relay(Response):
                 group.start_soon(relay)
                 group.start_soon(watch)
         finally:
+            self._first_byte_sent()
+            self._settle("response not completed" if outcome is None else outcome)
             with anyio.CancelScope(shield=True):
                 await self.upstream.aclose()
-            record.finish("response not completed" if outcome is None else outcome or None)
-            self.sink(record)
+
+    def _settle(self, failure: str) -> None:
+        """Hand the exchange over, once: before the client can have the last byte, so that
+        what it sends next already finds this answer (diagnostics, conversations)."""
+        if self.record.ended is None:
+            self.record.finish(failure or None)
+            self.sink(self.record)
 
     async def _relay(self, send: Send) -> str:
         """Relay the body; '' once complete, else what cut it."""
@@ -118,6 +132,8 @@ class _Relay(Response):
             async for chunk in self.upstream.aiter_raw():
                 self.record.chunk(chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self._first_byte_sent()
+            self._settle("")
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except httpx2.HTTPError as exc:
             return f"upstream cut the response mid-body: {type(exc).__name__}: {exc}"
@@ -145,7 +161,18 @@ def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
         return clients["upstream"]
 
     async def forward(request: Request) -> Response:
-        _FORWARDING.set(True)  # this request's own task: its relay included
+        _FORWARDED_TASK.set(True)  # this request's own task: its relay included
+        FORWARDING.begin()  # background work holds back until the first response byte
+        try:
+            response = await _forward(request)
+        except BaseException:
+            FORWARDING.end()
+            raise
+        if not isinstance(response, _Relay):
+            FORWARDING.end()
+        return response
+
+    async def _forward(request: Request) -> Response:
         route = ROUTES.get(request.url.path)
         if route is None:
             paths = ", ".join(ROUTES)

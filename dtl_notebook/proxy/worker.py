@@ -1,4 +1,12 @@
-"""A bounded queue drained by one daemon thread: how work leaves the forwarding path."""
+"""How work leaves the forwarding path: bounded queues, each drained by one daemon thread that
+holds back while a request is being forwarded.
+
+Python runs one thread at a time: a worker busy masking, storing or analysing when a request
+comes in delays it (up to the interpreter's switch interval at each wait for the network).
+So a worker takes its next item only once no request is between its arrival and its first
+response byte (`FORWARDING`), waiting at most `PATIENCE_S`, and not at all once its queue is
+half full: the queues stay bounded under any load.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,33 @@ from typing import Any
 
 log = logging.getLogger("dtl_notebook.proxy")
 QUEUE_SIZE = 1024
+PATIENCE_S = 0.5
+
+
+class InFlight:
+    """The requests between their arrival and their first response byte. `begin` and `end`
+    are called from the forwarding loop only; workers `wait_quiet`."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._quiet = threading.Event()
+        self._quiet.set()
+
+    def begin(self) -> None:
+        self._count += 1
+        if self._count == 1:
+            self._quiet.clear()
+
+    def end(self) -> None:
+        self._count -= 1
+        if self._count == 0:
+            self._quiet.set()
+
+    def wait_quiet(self, timeout: float) -> None:
+        self._quiet.wait(timeout)
+
+
+FORWARDING = InFlight()  # one per process: every worker yields to any forwarding in it
 
 
 class Worker:
@@ -35,6 +70,8 @@ class Worker:
 
     def _run(self) -> None:
         while (item := self._queue.get()) is not None:
+            if self._queue.qsize() < self._queue.maxsize // 2:
+                FORWARDING.wait_quiet(PATIENCE_S)
             try:
                 self._handle(item)
             except Exception as exc:  # a bad exchange must not stop the thread
