@@ -257,10 +257,12 @@ def proxy_rows(baseline: str | None = None, latency_only: bool = False) -> list[
                 urls["baseline"] = f"{started[1][1]}/v1/messages"
             with httpx2.Client(timeout=30) as client:
                 rows += _latency_rows(client, urls)
+            clients, total = PARALLEL
+            for name, url in urls.items():
+                rate = _parallel(url, body, clients, total)
+                label = f"{name}: requests per second, {clients} clients"
+                rows.append((label, f"{rate:,.0f}", "-"))
             if not latency_only:
-                clients, total = PARALLEL
-                rate = _parallel(urls["proxy"], body, clients, total)
-                rows.append((f"proxy: requests per second, {clients} clients", f"{rate:,.0f}", "-"))
                 rows += _memory_rows(started[0][0], urls["proxy"], store, body)
         finally:
             for process, _ in started:
@@ -299,6 +301,6 @@ if __name__ == "__main__":
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", metavar="DIR", help="another checkout, measured beside")
-    parser.add_argument("--latency-only", action="store_true", help="skip throughput and memory")
+    parser.add_argument("--latency-only", action="store_true", help="skip the memory rows")
     arguments = parser.parse_args()
     print(proxy_table(proxy_rows(arguments.baseline, arguments.latency_only)))

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from dtl_notebook.agent.secrets import redact
+
 log = logging.getLogger("dtl_notebook.proxy")
 QUEUE_SIZE = 1024
 PATIENCE_S = 0.5
@@ -75,7 +77,7 @@ class Worker:
             try:
                 self._handle(item)
             except Exception as exc:  # a bad exchange must not stop the thread
-                log.warning("%s: %s: %s", self._name, type(exc).__name__, exc)
+                log.warning("%s: %s: %s", self._name, type(exc).__name__, redact(str(exc)))
             finally:
                 self._queue.task_done()
         self._queue.task_done()
