@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import pytest
 
 from dtl_notebook.cache import audit_capture
 from dtl_notebook.cache.store_reader import store_rows
-from dtl_notebook.proxy import Proxy, Summary
+from dtl_notebook.proxy import Proxy, Summary, worker
+from dtl_notebook.proxy.worker import FORWARDING, Worker
 from tests.proxy_servers import PacedEmulator
 
 STREAMED = {
@@ -144,3 +146,19 @@ def test_one_line_per_request_and_no_http_client_line(
     proxy_logs = [r.getMessage() for r in caplog.records if ours not in r.getMessage()]
     assert not [m for m in proxy_logs if "HTTP Request:" in m]
     assert "abcdefgh12345" not in "".join(proxy_logs + lines)
+
+
+def test_background_work_waits_while_a_request_is_being_forwarded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(worker, "PATIENCE_S", 60.0)  # never the reason it goes on here
+    handled = threading.Event()
+    background = Worker(lambda _: handled.set(), "test-worker")
+    FORWARDING.begin()
+    try:
+        background.put("an exchange")
+        assert not handled.wait(0.05)  # held back: a request is between arrival and answer
+    finally:
+        FORWARDING.end()
+    assert handled.wait(10)  # taken up as soon as nothing is in flight
+    background.close()
