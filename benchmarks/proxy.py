@@ -4,15 +4,20 @@ The upstream is a small server on loopback answering a fixed Messages response (
 server-sent events when streamed), so what is measured is the proxy, not a model. The proxy
 is `python -m dtl_notebook proxy` in its own process, as an agent would use it, with its
 store and its terminal summary. Direct and proxied calls alternate, one at a time, from one
-keep-alive client; the added latency is the difference of the two percentiles. Then requests
-per second with parallel clients, store bytes per request, and the proxy process's memory
-growth over 10,000 requests (after a warm-up).
+keep-alive client, with an 8 KB body and an agent-sized one (60 tools, ~50 KB, whose analysis
+is real work); the added latency is the difference of the percentiles. Then requests per
+second with parallel clients, store bytes per request, and the proxy process's memory growth
+over 10,000 requests (after a warm-up).
 
-    python benchmarks/proxy.py
+    python benchmarks/proxy.py [--baseline DIR]
+
+`--baseline DIR`: another checkout of the project, whose proxy runs beside this one and is
+measured in the same rounds (before/after from one run).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -35,7 +40,8 @@ from starlette.routing import Route
 from dtl_notebook.live.http_server import ThreadedServer
 
 LATENCY_CALLS = 300
-STREAM_CALLS = 150
+STREAM_CALLS = 200
+AGENT_CALLS = 150
 PARALLEL = (8, 1_000)  # clients, requests in all
 MEMORY_CALLS = 10_000
 WARMUP = 500
@@ -44,6 +50,25 @@ REQUEST = {
     "max_tokens": 256,
     "system": "You are a careful logistics assistant. " * 200,  # ~8 KB, like a real prompt
     "messages": [{"role": "user", "content": "where is order 7?"}],
+}
+# an agent-sized body: 60 tools with descriptions and schemas, as coding agents send
+AGENT_REQUEST = {
+    **REQUEST,
+    "tools": [
+        {
+            "name": f"tool_{n}",
+            "description": f"Tool {n} reads, edits and searches the workspace. " * 12,
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    f"arg_{a}": {"type": "string", "description": f"argument {a} of tool {n}"}
+                    for a in range(6)
+                },
+                "required": ["arg_0"],
+            },
+        }
+        for n in range(60)
+    ],
 }
 REPLY = {
     "id": "msg_bench",
@@ -109,12 +134,16 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_proxy(origin: str, store: Path) -> tuple[subprocess.Popen[str], str]:
+def _start_proxy(
+    origin: str, store: Path, source: str | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """`python -m dtl_notebook proxy` of this checkout, or of the one at `source`."""
     port = _free_port()
     command = [sys.executable, "-m", "dtl_notebook", "proxy", "--port", str(port)]
     command += ["--store", str(store), "--upstream-anthropic", origin]
+    env = {**os.environ, "PYTHONPATH": source} if source else None
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
     )
     assert process.stdout is not None
     first = process.stdout.readline()
@@ -135,8 +164,9 @@ def _rss(pid: int) -> int:
 
 
 def _percentiles(samples: list[float]) -> tuple[float, float]:
+    """p50 and p99."""
     ordered = sorted(samples)
-    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+    return statistics.median(ordered), ordered[int(0.99 * (len(ordered) - 1))]
 
 
 def _call(client: httpx2.Client, url: str, body: bytes) -> float:
@@ -162,15 +192,15 @@ _HEADERS = {"content-type": "application/json", "x-api-key": "sk-ant-bench-00000
 
 
 def _latency(
-    client: httpx2.Client, direct: str, proxied: str, body: bytes, calls: int, stream: bool
-) -> tuple[list[float], list[float]]:
+    client: httpx2.Client, urls: dict[str, str], body: bytes, calls: int, stream: bool
+) -> dict[str, list[float]]:
+    """Samples per URL, the URLs called in turn in each round."""
     measure = _first_byte if stream else _call
-    ours: list[float] = []
-    theirs: list[float] = []
+    samples: dict[str, list[float]] = {name: [] for name in urls}
     for _ in range(calls):
-        theirs.append(measure(client, direct, body))
-        ours.append(measure(client, proxied, body))
-    return theirs, ours
+        for name, url in urls.items():
+            samples[name].append(measure(client, url, body))
+    return samples
 
 
 def _parallel(url: str, body: bytes, clients: int, total: int) -> float:
@@ -189,64 +219,75 @@ def _store_size(store: Path) -> int:
     return sum(p.stat().st_size for p in store.parent.glob(store.name + "*"))
 
 
-def proxy_rows() -> list[tuple[str, str, str]]:
-    """(label, value, target) rows: the proxy against direct calls."""
-    rows: list[tuple[str, str, str]] = []
-    body = json.dumps(REQUEST).encode()
+Row = tuple[str, str, str]
+
+
+def _latency_rows(client: httpx2.Client, urls: dict[str, str]) -> list[Row]:
+    rows: list[Row] = []
+    plain, agent = json.dumps(REQUEST).encode(), json.dumps(AGENT_REQUEST).encode()
     streamed = json.dumps({**REQUEST, "stream": True}).encode()
+    _latency(client, urls, plain, 30, stream=False)  # warm every path
+    for label, payload, calls, stream in (
+        ("added latency, non-streaming", plain, LATENCY_CALLS, False),
+        (f"added latency, {len(agent) // 1000} KB agent body", agent, AGENT_CALLS, False),
+        ("added time to first byte, streaming", streamed, STREAM_CALLS, True),
+    ):
+        samples = _latency(client, urls, payload, calls, stream)
+        d50, d99 = _percentiles(samples.pop("direct"))
+        for name, ours in samples.items():
+            p50, p99 = _percentiles(ours)
+            rows.append((f"{name}: {label}, p50", f"{(p50 - d50) * 1e3:.2f} ms", "<= 1 ms"))
+            rows.append((f"{name}: {label}, p99", f"{(p99 - d99) * 1e3:.2f} ms", "<= 5 ms"))
+        rows.append((f"  (direct p50 {d50 * 1e3:.2f} ms, p99 {d99 * 1e3:.2f} ms)", "", ""))
+    return rows
+
+
+def proxy_rows(baseline: str | None = None, latency_only: bool = False) -> list[Row]:
+    """(label, value, target) rows: the proxy against direct calls (and, given `baseline`,
+    that checkout's proxy in the same rounds)."""
+    rows: list[Row] = []
+    body = json.dumps(REQUEST).encode()
     with Upstream() as upstream, tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "bench.sqlite"
-        process, base = _start_proxy(upstream.url, store)
+        started = [_start_proxy(upstream.url, store)]
+        urls = {"direct": f"{upstream.url}/v1/messages", "proxy": f"{started[0][1]}/v1/messages"}
         try:
-            direct, proxied = f"{upstream.url}/v1/messages", f"{base}/v1/messages"
+            if baseline:
+                started.append(_start_proxy(upstream.url, Path(folder) / "base.sqlite", baseline))
+                urls["baseline"] = f"{started[1][1]}/v1/messages"
             with httpx2.Client(timeout=30) as client:
-                _latency(client, direct, proxied, body, 30, stream=False)  # warm both paths
-                for label, payload, calls, stream in (
-                    ("added latency, non-streaming", body, LATENCY_CALLS, False),
-                    ("added time to first byte, streaming", streamed, STREAM_CALLS, True),
-                ):
-                    theirs, ours = _latency(client, direct, proxied, payload, calls, stream)
-                    (d50, d95), (p50, p95) = _percentiles(theirs), _percentiles(ours)
-                    rows.append((f"proxy: {label}, p50", f"{(p50 - d50) * 1e3:.2f} ms", "< 2 ms"))
-                    rows.append((f"proxy: {label}, p95", f"{(p95 - d95) * 1e3:.2f} ms", "-"))
-                    rows.append(
-                        (
-                            f"  (direct p50 {d50 * 1e3:.2f} ms, proxied p50 {p50 * 1e3:.2f} ms)",
-                            "",
-                            "",
-                        )
-                    )
+                rows += _latency_rows(client, urls)
             clients, total = PARALLEL
-            rate = _parallel(proxied, body, clients, total)
-            rows.append((f"proxy: requests per second, {clients} clients", f"{rate:,.0f}", "-"))
-            with httpx2.Client(timeout=30) as client:
-                for _ in range(WARMUP):
-                    _call(client, proxied, body)
-                before, stored_before = _rss(process.pid), _store_size(store)
-                for _ in range(MEMORY_CALLS):
-                    _call(client, proxied, body)
-                after = _rss(process.pid)
-            time.sleep(1.0)  # the last exchanges reach the store
-            per_request = (_store_size(store) - stored_before) / MEMORY_CALLS
-            rows.append(
-                (
-                    f"proxy: store bytes per request ({len(body):,} B body)",
-                    f"{per_request:,.0f} B",
-                    "-",
-                )
-            )
-            growth = (after - before) / 2**20
-            rows.append(
-                (
-                    f"proxy: memory growth over {MEMORY_CALLS:,} requests",
-                    f"{growth:.1f} MB",
-                    "<= 50 MB",
-                )
-            )
+            for name, url in urls.items():
+                rate = _parallel(url, body, clients, total)
+                label = f"{name}: requests per second, {clients} clients"
+                rows.append((label, f"{rate:,.0f}", "-"))
+            if not latency_only:
+                rows += _memory_rows(started[0][0], urls["proxy"], store, body)
         finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(30)
+            for process, _ in started:
+                process.send_signal(signal.SIGTERM)
+                process.wait(30)
     return rows
+
+
+def _memory_rows(
+    process: subprocess.Popen[str], proxied: str, store: Path, body: bytes
+) -> list[Row]:
+    with httpx2.Client(timeout=30) as client:
+        for _ in range(WARMUP):
+            _call(client, proxied, body)
+        before, stored_before = _rss(process.pid), _store_size(store)
+        for _ in range(MEMORY_CALLS):
+            _call(client, proxied, body)
+        after = _rss(process.pid)
+    time.sleep(1.0)  # the last exchanges reach the store
+    per_request = (_store_size(store) - stored_before) / MEMORY_CALLS
+    growth = (after - before) / 2**20
+    return [
+        (f"proxy: store bytes per request ({len(body):,} B body)", f"{per_request:,.0f} B", "-"),
+        (f"proxy: memory growth over {MEMORY_CALLS:,} requests", f"{growth:.1f} MB", "<= 50 MB"),
+    ]
 
 
 def proxy_table(rows: list[tuple[str, str, str]]) -> str:
@@ -258,4 +299,8 @@ def proxy_table(rows: list[tuple[str, str, str]]) -> str:
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    print(proxy_table(proxy_rows()))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", metavar="DIR", help="another checkout, measured beside")
+    parser.add_argument("--latency-only", action="store_true", help="skip the memory rows")
+    arguments = parser.parse_args()
+    print(proxy_table(proxy_rows(arguments.baseline, arguments.latency_only)))

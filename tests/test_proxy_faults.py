@@ -3,7 +3,6 @@ upstream cannot be reached, as a 502 in the provider's shape) and is recorded.""
 
 from __future__ import annotations
 
-import gzip
 import json
 import socket
 import sqlite3
@@ -120,19 +119,44 @@ def test_events_are_relayed_as_they_arrive(proxy: Proxy, upstream: FaultUpstream
     assert row["response_body"].encode() == EVENT * 2 and row["streamed"] == 1
 
 
-def test_compressed_bodies_pass_through_compressed_and_are_stored_decoded(
-    proxy: Proxy, upstream: FaultUpstream
-) -> None:
+NEEDS = {"br": "brotli", "zstd": "backports.zstd"}
+
+
+def raw_post(proxy: Proxy, headers: dict[str, str]) -> tuple[httpx2.Response, bytes]:
+    """The response to a POST and its body's bytes as they came (not decoded)."""
     with httpx2.Client(base_url=proxy.url) as http:
-        request = http.build_request("POST", "/v1/messages", content=BODY)
-        request.headers["x-test-fault"] = "gzip"
+        request = http.build_request("POST", "/v1/messages", content=BODY, headers=headers)
         response = http.send(request, stream=True)
         raw = b"".join(response.iter_raw())
         response.close()
-    assert response.headers["content-encoding"] == "gzip"
+    return response, raw
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd"])
+def test_compressed_bodies_pass_through_compressed_and_are_stored_decoded(
+    proxy: Proxy, upstream: FaultUpstream, encoding: str
+) -> None:
+    if encoding in NEEDS:
+        pytest.importorskip(NEEDS[encoding], reason=f"{NEEDS[encoding]} is not installed")
+    response, raw = raw_post(proxy, {"x-test-fault": "encoded", "x-test-encoding": encoding})
+    assert response.headers["content-encoding"] == encoding
     assert raw == upstream.sent[-1]  # not decompressed on the way
     (row,) = stored(proxy, 1)
-    assert json.loads(row["response_body"]) == json.loads(gzip.decompress(raw))
+    assert json.loads(row["response_body"]) == {"id": "msg_gz", "echo": BODY.decode()}
+    assert row["failure"] is None
+
+
+@pytest.mark.parametrize("encoding", ["zstd", "gzip", "compress"])
+def test_an_answer_that_cannot_be_decoded_is_stored_with_its_reason_and_counted(
+    proxy: Proxy, encoding: str
+) -> None:
+    response, raw = raw_post(proxy, {"x-test-fault": "junk", "x-test-encoding": encoding})
+    assert (response.status_code, raw) == (200, b"not compressed")  # relayed as it came
+    (row,) = stored(proxy, 1)
+    assert row["response_body"] == ""
+    assert row["failure"].startswith(f"response body not stored: content-encoding {encoding!r}")
+    (exchange,) = load_capture(proxy.config.store)  # counted, with its reason
+    assert exchange.error is not None and f"content-encoding {encoding!r}" in exchange.error.message
 
 
 def test_a_store_that_cannot_be_written_never_breaks_forwarding(

@@ -117,13 +117,20 @@ def test_only_provider_paths_and_bounded_bodies(upstream: EmulatorServer) -> Non
         ("https://api.anthropic.com/v1", "has a path"),
         ("ftp://example.org", "not an origin"),
         ("https://user:pw@example.org", "credentials"),
-        ("https://example.org:http", "port that is not a number"),
+        ("https://example.org:http", "has no valid port"),
+        ("http://127.0.0.1:", "has no valid port"),  # `http://127.0.0.1:$PORT`, PORT unset
+        ("http://[::1]:", "has no valid port"),
+        ("http://127.0.0.1:0", "has no valid port"),
+        ("http://127.0.0.1:70000", "has no valid port"),
+        ("http://exa mple.org", "not an origin"),
+        ("https://example.org/v1?key=abcdefgh12345", "has a path"),
     ],
 )
 def test_upstream_must_be_an_origin(value: str, fragment: str) -> None:
     with pytest.raises(ProxyConfigError, match=fragment) as caught:
         Proxy(upstream_anthropic=value)
-    assert "upstream_anthropic" in str(caught.value)
+    assert str(caught.value).startswith("upstream_anthropic: ")
+    assert "abcdefgh12345" not in str(caught.value) and "pw" not in str(caught.value)
 
 
 def test_port_zero_picks_a_free_port_and_a_taken_one_fails() -> None:

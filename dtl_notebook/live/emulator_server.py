@@ -10,6 +10,7 @@ loop, as the Emulator keeps per-endpoint state.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
@@ -47,12 +48,12 @@ class EmulatorServer(ThreadedServer):
             return Response(answer.content, answer.status_code, media_type=media)
         frames = list(sse_events(json.loads(answer.content), emulator.provider))
         self.sent.append(b"".join(frames))
+        return StreamingResponse(self.stream(frames), media_type="text/event-stream")
 
-        async def relay() -> Any:
-            for frame in frames:
-                yield frame
-
-        return StreamingResponse(relay(), media_type="text/event-stream")
+    async def stream(self, frames: list[bytes]) -> AsyncIterator[bytes]:
+        """The event frames of one streamed answer, as they go out (all at once here)."""
+        for frame in frames:
+            yield frame
 
 
 def _wants_stream(content: bytes) -> bool:

@@ -40,8 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# how long a thread may hold the interpreter while another waits for it (Python's default:
+# 5 ms): storing and analysing run on their own threads, so forwarding waits at most this
+SWITCH_INTERVAL_S = 0.0002
+
+
 def run(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)  # this process is the proxy: forwarding first
     summary = Summary(lambda line: print(line, flush=True))
     try:
         proxy = Proxy(

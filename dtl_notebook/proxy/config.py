@@ -6,9 +6,12 @@ and query are appended as they came, so no request can pick another host (no ope
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from dtl_notebook.agent.secrets import redact
 
 # path -> (upstream family, the provider its body is written for)
 ROUTES = {
@@ -24,6 +27,7 @@ DEFAULT_PORT = 8788
 MAX_BODY_BYTES = 32 * 1024 * 1024
 MAX_STORED_RESPONSE_BYTES = 16 * 1024 * 1024
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+_HOST = re.compile(r"[A-Za-z0-9._:%-]+")  # a name, an IPv4 or an IPv6 address (no spaces)
 
 
 class ProxyConfigError(ValueError):
@@ -35,13 +39,15 @@ def parse_origin(value: str, setting: str) -> str:
     if not isinstance(value, str):
         raise ProxyConfigError(f"{setting}: expected an origin string, got {value!r}")
     parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    shown = repr(_shown(value))
+    host = parts.hostname or ""
+    if parts.scheme not in ("http", "https") or not host or not _HOST.fullmatch(host):
         raise ProxyConfigError(
-            f"{setting}: {value!r} is not an origin: expected http(s)://host[:port]"
+            f"{setting}: {shown} is not an origin: expected http(s)://host[:port]"
         )
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ProxyConfigError(
-            f"{setting}: {value!r} has a path; an upstream is an origin (scheme://host:port), "
+            f"{setting}: {shown} has a path; an upstream is an origin (scheme://host:port), "
             "the request's own path is kept as it came"
         )
     if parts.username or parts.password:
@@ -49,9 +55,24 @@ def parse_origin(value: str, setting: str) -> str:
     try:
         port = parts.port
     except ValueError:
-        raise ProxyConfigError(f"{setting}: {value!r} has a port that is not a number") from None
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        port = 0
+    # `http://127.0.0.1:` (an unset shell variable after the colon) would otherwise be port 80
+    if port == 0 or parts.netloc.endswith(":"):
+        raise ProxyConfigError(
+            f"{setting}: {shown} has no valid port: expected a number from 1 to 65535 "
+            "after the colon, or no colon for the scheme's default"
+        )
+    host = f"[{host}]" if ":" in host else host
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
+
+
+def _shown(value: str) -> str:
+    """`value` fit for an error message: without its query or credentials, keys masked."""
+    head = value.split("?", 1)[0].split("#", 1)[0]
+    scheme, sep, rest = head.partition("://")
+    if "@" in rest.split("/", 1)[0]:
+        rest = "[redacted]@" + rest.split("@", 1)[1]
+    return str(redact(scheme + sep + rest)) + ("?…" if "?" in value else "")
 
 
 def _positive(value: int, setting: str) -> int:

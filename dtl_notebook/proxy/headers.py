@@ -1,9 +1,12 @@
 """Headers across the proxy: what is forwarded (RFC 9110 §7.6.1: hop-by-hop fields are the
-connection's, not the message's) and what is stored (never credentials or key-like values)."""
+connection's, not the message's) and what is stored (never credentials, wherever they
+reappear, nor key-like values)."""
 
 from __future__ import annotations
 
-from dtl_notebook.agent.secrets import redact
+from urllib.parse import unquote_plus
+
+from dtl_notebook.agent.secrets import MASK, Secrets, is_credential_parameter
 
 RawHeaders = list[tuple[bytes, bytes]]
 
@@ -22,20 +25,6 @@ HOP_BY_HOP = frozenset(
         b"upgrade",
     }
 )
-# never stored (their values, not only key-like ones)
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "openai-api-key",
-        "x-goog-api-key",
-        "cookie",
-        "set-cookie",
-    }
-)
-MASK = "[redacted]"
 
 
 def _connection_tokens(headers: RawHeaders) -> set[bytes]:
@@ -53,12 +42,23 @@ def end_to_end(headers: RawHeaders, *, drop: frozenset[bytes] = frozenset()) -> 
     return [(n, v) for n, v in headers if n.lower() not in unwanted]
 
 
-def stored_headers(headers: RawHeaders) -> list[list[str]]:
-    """Headers as [name, value] pairs fit to store: credentials masked by name, any key-like
-    value (in any field, e.g. a custom one) masked by shape."""
+def learn_credentials(secrets: Secrets, headers: RawHeaders, query: str) -> None:
+    """Teach `secrets` the values of the credential headers and query parameters sent."""
+    for raw_name, raw_value in headers:
+        if is_credential_parameter(raw_name.decode("latin-1")):
+            secrets.learn(raw_value.decode("latin-1"))
+    for part in query.split("&"):
+        name, equals, value = part.partition("=")
+        if equals and is_credential_parameter(unquote_plus(name)):
+            secrets.learn(value)
+
+
+def stored_headers(headers: RawHeaders, secrets: Secrets) -> list[list[str]]:
+    """Headers as [name, value] pairs fit to store: credential headers masked by name, any
+    value `secrets` knows or that looks like a key masked in the others."""
     stored = []
     for raw_name, raw_value in headers:
         name = raw_name.decode("latin-1")
         value = raw_value.decode("latin-1")
-        stored.append([name, MASK if name.lower() in SECRET_HEADERS else redact(value)])
+        stored.append([name, MASK if is_credential_parameter(name) else secrets.mask(value)])
     return stored

@@ -31,6 +31,7 @@ class ExchangeRecord:
     truncated: bool = False
     conversation: str | None = None  # assigned in arrival order
     edited: str | None = None  # what the proxy added to the request, when asked to
+    received: int = 0  # response bytes relayed, kept or not
     _chunks: list[bytes] = field(default_factory=list)
     _kept: int = 0
 
@@ -40,6 +41,7 @@ class ExchangeRecord:
     def chunk(self, data: bytes) -> None:
         if self.first_byte is None:
             self.first_byte = time.time()
+        self.received += len(data)
         room = self.limit - self._kept
         if len(data) > room:
             self.truncated = True

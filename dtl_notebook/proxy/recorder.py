@@ -5,14 +5,14 @@ has ended) never block: they go into a bounded queue that one thread drains in o
 arrival the request is grouped into its conversation and the listeners get an `Arrived`; at
 the end the exchange is masked, written (one transaction) and the listeners get a `Finished`.
 A store that cannot be opened or written, or a full queue, is reported once (a log line, and
-`Recorder.problem`); forwarding carries on regardless.
+`Recorder.problem`); a store deleted or replaced under the running proxy each time, and a new
+one started; forwarding carries on regardless.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
 import re
 import threading
 from collections import OrderedDict
@@ -21,15 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dtl_notebook.agent.secrets import Secrets
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.conversations import Conversations
 from dtl_notebook.proxy.diagnostics import with_diagnostics
+from dtl_notebook.proxy.headers import learn_credentials
 from dtl_notebook.proxy.record import ExchangeRecord
 from dtl_notebook.proxy.store import StoredRow, StoreWriter, request_text, stored_row
+from dtl_notebook.proxy.worker import Worker
 from dtl_notebook.wire.stream import response_body
 
 log = logging.getLogger("dtl_notebook.proxy")
-QUEUE_SIZE = 1024
 
 
 @dataclass
@@ -69,51 +71,11 @@ class Finished:
 Event = Arrived | Finished
 # called on the recorder's thread with each request as it arrives, then as it finishes
 Listener = Callable[[Event], None]
-PENDING_KEPT = 4096
+PENDING_KEPT = 4096  # arrivals whose exchange has not finished yet, at most
 # a response's own id comes first: `{"id": ...}`, or message_start / response.created
 _RESPONSE_ID = re.compile(rb'"id"\s*:\s*"((?:msg|resp|chatcmpl)[A-Za-z0-9_-]*)"')
-_ID_WINDOW = 4096  # arrivals whose exchange has not finished yet, at most
-
-
-class Worker:
-    """A bounded queue drained by one daemon thread; `put` drops (and reports once) when full."""
-
-    def __init__(self, handle: Callable[[Any], None], name: str, size: int = QUEUE_SIZE) -> None:
-        self._handle, self.dropped = handle, 0
-        self._queue: queue.Queue[Any] = queue.Queue(size)
-        self._thread = threading.Thread(target=self._run, daemon=True, name=name)
-        self._thread.start()
-
-    def put(self, item: Any) -> None:
-        try:
-            self._queue.put_nowait(item)
-        except queue.Full:
-            self.dropped += 1
-            if self.dropped == 1:
-                log.warning("%s: queue full, exchanges dropped (forwarding goes on)", self._name)
-
-    @property
-    def _name(self) -> str:
-        return self._thread.name
-
-    def _run(self) -> None:
-        while (item := self._queue.get()) is not None:
-            try:
-                self._handle(item)
-            except Exception as exc:  # a bad exchange must not stop the thread
-                log.warning("%s: %s: %s", self._name, type(exc).__name__, exc)
-            finally:
-                self._queue.task_done()
-        self._queue.task_done()
-
-    def drain(self) -> None:
-        """Wait until everything queued so far is handled."""
-        self._queue.join()
-
-    def close(self, timeout: float = 10.0) -> None:
-        """Finish what is queued, then stop."""
-        self._queue.put(None)
-        self._thread.join(timeout)
+_ID_WINDOW = 4096  # bytes of a response's head searched for its id
+RequestText = tuple[str, str | None]  # a request body fit to keep, and why it was not decoded
 
 
 class Recorder:
@@ -134,7 +96,8 @@ class Recorder:
         self.stored = 0
         self.handled = 0
         self._lock = threading.Lock()  # conversations: this thread, and the forwarding path
-        self._pending: OrderedDict[int, tuple[str, dict[str, Any] | None]] = OrderedDict()
+        self._pending: OrderedDict[int, tuple[RequestText, dict[str, Any] | None]] = OrderedDict()
+        self.secrets = Secrets()  # the credentials clients sent: masked wherever they reappear
         self._handled_changed = threading.Condition()
         self._writer: StoreWriter | None = None
         if store is not None:
@@ -190,10 +153,15 @@ class Recorder:
             with self._lock:
                 record.conversation = self.conversations.assign(record.provider, request)
 
-    def _arrived(self, record: ExchangeRecord) -> None:
-        text = request_text(record)
-        request = _json_object(text)
+    def _read_request(self, record: ExchangeRecord) -> tuple[RequestText, dict[str, Any] | None]:
+        learn_credentials(self.secrets, record.request_headers, record.query)
+        text = request_text(record, self.secrets)
+        request = _json_object(text[0])
         self._assign(record, request)
+        return text, request
+
+    def _arrived(self, record: ExchangeRecord) -> None:
+        text, request = self._read_request(record)
         self._pending[record.number] = (text, request)
         while len(self._pending) > PENDING_KEPT:
             self._pending.popitem(last=False)
@@ -224,12 +192,9 @@ class Recorder:
             record.request_body = json.dumps(body, ensure_ascii=False).encode()
 
     def _record(self, record: ExchangeRecord) -> None:
-        text, request = self._pending.pop(record.number, (None, None))
-        if text is None:
-            text = request_text(record)
-            request = _json_object(text)
-            self._assign(record, request)
-        row = stored_row(record, record.conversation, text)
+        pending = self._pending.pop(record.number, None)
+        text, request = pending or self._read_request(record)
+        row = stored_row(record, self.secrets, record.conversation, text)
         conversation = record.conversation
         response = None
         if record.status is not None and record.status < 400 and record.failure is None:
@@ -241,12 +206,7 @@ class Recorder:
         if conversation is not None and response is not None and "id" in response:
             with self._lock:
                 self.conversations.answered(conversation, str(response["id"]))
-        if self._writer is not None:
-            try:
-                self._writer.write(row)
-                self.stored += 1
-            except Exception as exc:
-                self._report(f"store {self._writer.path} cannot be written ({exc})")
+        self._store(row)
         try:
             for listener in self.listeners:
                 listener(Finished(row, request, response))
@@ -255,8 +215,35 @@ class Recorder:
                 self.handled += 1
                 self._handled_changed.notify_all()
 
-    def _report(self, problem: str) -> None:
-        if self.problem is None:
+    def _store(self, row: StoredRow) -> None:
+        if self._writer is None:
+            return
+        path = self._writer.path
+        try:
+            if self._writer.gone():
+                self._start_anew()
+            self._writer.write(row)
+            self.stored += 1
+        except Exception as exc:
+            self._report(f"store {path} cannot be written ({exc})")
+
+    def _start_anew(self) -> None:
+        """The store was deleted or replaced under the running proxy (SQLite would go on
+        writing into the deleted file, and lose everything): say so, and start a new one."""
+        assert self._writer is not None
+        path, lost = self._writer.path, self.stored
+        self._writer.close()
+        self._writer, self.stored = None, 0
+        self._report(
+            f"store {path} was deleted or replaced while the proxy ran: the {lost} exchanges "
+            "stored in it went with it; storing again in a new file",
+            again=True,
+        )
+        self._writer = StoreWriter(path)
+
+    def _report(self, problem: str, again: bool = False) -> None:
+        """Log `problem` and show it in `problem`: the first one, or each when `again`."""
+        if self.problem is None or again:
             self.problem = problem
             log.warning("%s; requests are still forwarded", problem)
 

@@ -1,22 +1,23 @@
 """The proxy's store: one SQLite file (WAL), one row per exchange, one transaction each.
 
 Rows hold what crossed the proxy, fit to keep: headers with credentials masked, bodies as text
-(a compressed body decoded, a streamed one as its raw server-sent events), key-like values
-masked wherever they sit, the times, the upstream and the status. `cache.store_reader` reads it
-back as a capture.
+(a compressed body decoded, a streamed one as its raw server-sent events), key-like values and
+the values the client sent as credentials masked wherever they sit, the times, the upstream
+and the status. `cache.store_reader` reads it back as a capture.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.agent.secrets import redact
+from dtl_notebook.agent.secrets import Secrets, masked_query, redact
+from dtl_notebook.proxy.bodies import decode
 from dtl_notebook.proxy.headers import stored_headers
 from dtl_notebook.proxy.record import ExchangeRecord
 
@@ -49,41 +50,24 @@ _COLUMNS = (
     "number conversation provider upstream method path query request_headers request_body "
     "status response_headers response_body streamed truncated failure started first_byte ended"
 ).split()
-# a key cut off by truncation: its start is masked too
-_CUT_KEY = re.compile(r"(sk-|AIza|gh[pousr]_|xai-|Bearer\s)[A-Za-z0-9._~+/=-]*\Z")
-_CREDENTIAL_FIELD = re.compile(r"api[_-]key|authorization", re.IGNORECASE)
+_CREDENTIAL_FIELD = re.compile(r"api[_-]?key|authorization", re.IGNORECASE)  # may be a member
 
 
-def masked_text(text: str, cut: bool = False) -> str:
-    """`text` with key-like values masked; in a JSON body, the values of credential fields
-    too (the body is rewritten only when one is there, else kept byte for byte)."""
-    masked = redact(text)
-    if _CREDENTIAL_FIELD.search(masked):
+def masked_text(text: str, secrets: Secrets, cut: bool = False) -> str:
+    """`text` with known and key-like values masked (`cut`: a key cut off at its end too);
+    in a JSON body, the values of credential members too, which `secrets` learns first, so
+    they are masked wherever else they sit (the body is rewritten only when such a member
+    is there, else kept byte for byte)."""
+    document = None
+    if _CREDENTIAL_FIELD.search(text):
         try:
-            document = json.loads(masked)
+            document = json.loads(text)
         except ValueError:
             document = None
-        if isinstance(document, dict | list) and redact(document) != document:
-            masked = json.dumps(redact(document), ensure_ascii=False)
-    return _CUT_KEY.sub("[redacted]", masked) if cut else masked
-
-
-def decoded(body: bytes, encoding: str | None, limit: int) -> tuple[str, bool]:
-    """The body as text, decompressed from gzip/deflate (at most `limit` bytes); (text, cut)."""
-    cut = False
-    if encoding and encoding.strip().lower() in ("gzip", "x-gzip", "deflate"):
-        for wbits in (47, -15):  # gzip or zlib (auto), then raw deflate
-            try:
-                inflater = zlib.decompressobj(wbits)
-                plain = inflater.decompress(body, limit)
-                cut = bool(inflater.unconsumed_tail)
-                body = plain
-                break
-            except zlib.error:
-                continue
-    elif encoding and encoding.strip().lower() not in ("identity", ""):
-        return f"[body not stored: content-encoding {encoding!r} is not decoded here]", False
-    return body.decode("utf-8", "replace"), cut
+        secrets.learn_members(document)
+    if isinstance(document, dict | list) and redact(document) != document:
+        text = json.dumps(redact(document), ensure_ascii=False)
+    return secrets.mask(text, cut)
 
 
 @dataclass
@@ -101,19 +85,27 @@ class StoredRow:
         return str(self.values["response_body"])
 
 
-def request_text(record: ExchangeRecord) -> str:
-    """The request body as text fit to keep or show (decoded, keys masked)."""
-    encoding = record.header("content-encoding", False)
-    return masked_text(decoded(record.request_body, encoding, record.limit)[0])
+def request_text(record: ExchangeRecord, secrets: Secrets) -> tuple[str, str | None]:
+    """The request body as text fit to keep or show (decoded, keys masked), and why it
+    could not be decoded, if it could not."""
+    body = decode(record.request_body, record.header("content-encoding", False), record.limit)
+    return masked_text(body.data.decode("utf-8", "replace"), secrets), body.problem
 
 
 def stored_row(
-    record: ExchangeRecord, conversation: str | None = None, request: str | None = None
+    record: ExchangeRecord,
+    secrets: Secrets,
+    conversation: str | None = None,
+    request: tuple[str, str | None] | None = None,
 ) -> StoredRow:
-    """`record` fit to store; `request`: its `request_text`, where already worked out."""
-    limit = record.limit
-    response, cut = decoded(record.response_body, record.header("content-encoding"), limit)
-    truncated = record.truncated or cut
+    """`record` fit to store, every text masked with `secrets`; `request`: its
+    `request_text`, where already worked out. A body that cannot be decoded is stored empty,
+    with the reason as the exchange's failure (so a reader counts it, not skips it)."""
+    request_body, request_problem = request or request_text(record, secrets)
+    response = decode(record.response_body, record.header("content-encoding"), record.limit)
+    truncated = record.truncated or response.cut
+    failure = record.failure or _not_stored("request", request_problem)
+    failure = failure or _not_stored("response", response.problem)
     kind = (record.header("content-type") or "").lower()
     values = {
         "number": record.number,
@@ -122,20 +114,24 @@ def stored_row(
         "upstream": record.upstream,
         "method": record.method,
         "path": record.path,
-        "query": masked_text(record.query),
-        "request_headers": json.dumps(stored_headers(record.request_headers)),
-        "request_body": request_text(record) if request is None else request,
+        "query": secrets.mask(masked_query(record.query)),
+        "request_headers": json.dumps(stored_headers(record.request_headers, secrets)),
+        "request_body": request_body,
         "status": record.status,
-        "response_headers": json.dumps(stored_headers(record.response_headers)),
-        "response_body": masked_text(response, cut=truncated),
+        "response_headers": json.dumps(stored_headers(record.response_headers, secrets)),
+        "response_body": masked_text(response.data.decode("utf-8", "replace"), secrets, truncated),
         "streamed": int("text/event-stream" in kind),
         "truncated": int(truncated),
-        "failure": masked_text(record.failure) if record.failure else None,
+        "failure": secrets.mask(failure) if failure else None,
         "started": record.started,
         "first_byte": record.first_byte,
         "ended": record.ended,
     }
     return StoredRow(values)
+
+
+def _not_stored(which: str, problem: str | None) -> str | None:
+    return f"{which} body not stored: {problem}" if problem else None
 
 
 class StoreWriter:
@@ -153,6 +149,16 @@ class StoreWriter:
                 "INSERT OR IGNORE INTO meta VALUES ('schema', ?), ('kind', 'dtl_notebook proxy')",
                 (SCHEMA_VERSION,),
             )
+        status = os.stat(self.path)
+        self._identity = (status.st_dev, status.st_ino)
+
+    def gone(self) -> bool:
+        """Whether the file was deleted or replaced since it was opened."""
+        try:
+            status = os.stat(self.path)
+        except OSError:
+            return True
+        return (status.st_dev, status.st_ino) != self._identity
 
     def write(self, row: StoredRow) -> None:
         names = ", ".join(_COLUMNS)
