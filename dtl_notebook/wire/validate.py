@@ -24,8 +24,8 @@ from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
-from dtl_notebook.wire.openai_rules import check_chat, check_responses
-from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, check_anthropic, is_kimi_carrier
+from dtl_notebook.wire.providers import Part, spec
+from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, is_kimi_carrier
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
 from dtl_notebook.wire.shape_errors import Path, WireValidationError, fail
 from dtl_notebook.wire.tool_rules import ALL_DEFERRED_MESSAGE
@@ -40,18 +40,10 @@ __all__ = [
 ]
 
 
-SEMANTIC_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
-    "anthropic": check_anthropic,
-    "openai-responses": check_responses,
-    "openai-chat": check_chat,
-    "kimi": check_chat,
-}
-_PROVIDER_ROOT = {
-    "anthropic": "anthropic",
-    "openai-responses": "responses",
-    "openai-chat": "chat",
-    "kimi": "chat",
-}
+# the rules the types cannot express, one entry per provider (registered by wire/__init__.py)
+SEMANTIC_CHECKS: Part[Callable[[dict[str, Any], str], None]] = Part(
+    "semantic check", "dtl_notebook.wire"
+)
 
 
 def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = True) -> None:
@@ -82,7 +74,7 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
 
 def root_key(payload: dict[str, Any], provider: str) -> str:
     """The SDK request type a body is checked against (streaming, beta or plain)."""
-    root = _PROVIDER_ROOT[provider]
+    root = spec(provider).request_roots[0]
     if provider == "anthropic" and body_features(payload)[0]:
         root += "-beta"
     return root + "-stream" if payload.get("stream") is True else root
