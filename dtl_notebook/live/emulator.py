@@ -30,14 +30,11 @@ from dtl_notebook.live.emulator_replies import anthropic_reply, chat_reply, resp
 from dtl_notebook.live.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.wire.lenient import validate_lenient
+from dtl_notebook.wire.providers import by_endpoint
 from dtl_notebook.wire.validate import WireValidationError
 
 JSON = dict[str, Any]
-PATHS = {
-    "/v1/messages": "anthropic",
-    "/v1/responses": "openai-responses",
-    "/v1/chat/completions": "openai-chat",
-}
+PATHS = {endpoint: row.name for endpoint, row in by_endpoint().items()}  # what it serves
 
 
 class Emulator:

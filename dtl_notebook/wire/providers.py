@@ -30,6 +30,7 @@ __all__ = [
     "ProviderSpec",
     "UnknownProviderError",
     "all_parts",
+    "by_endpoint",
     "check_provider",
     "provider_at",
     "spec",
@@ -66,6 +67,12 @@ class ProviderSpec:
         """The endpoint below the API version (`/messages`): what a URL's path ends with,
         whatever base URL (a proxy, an OpenAI-compatible server) is in front."""
         return self.endpoint.removeprefix("/v1")
+
+    @property
+    def own_host(self) -> bool:
+        """Whether it is served at its own host through its family's SDK (named by `hosts` on
+        a shared endpoint): its client must be given `base_url`, the SDK's default is another's."""
+        return bool(self.hosts)
 
     @property
     def sdk_path(self) -> str:
@@ -133,6 +140,15 @@ def _near(name: str) -> list[str]:
 def spec(provider: object) -> ProviderSpec:
     """The row of a provider (UnknownProviderError for a name not in the table)."""
     return SPECS[check_provider(provider)]
+
+
+def by_endpoint() -> dict[str, ProviderSpec]:
+    """Each generation endpoint's row; where rows share one (a provider named by its host on
+    another's endpoint), the first row's."""
+    rows: dict[str, ProviderSpec] = {}
+    for row in SPECS.values():
+        rows.setdefault(row.endpoint, row)
+    return rows
 
 
 def provider_at(url: str) -> Provider | None:
