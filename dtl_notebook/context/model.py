@@ -25,7 +25,7 @@ from typing import Any
 
 from dtl_notebook._reuse.frozen import built_here
 from dtl_notebook.context import render_anthropic, render_openai
-from dtl_notebook.context.calibration import calibration, estimate_for
+from dtl_notebook.context.calibration import estimate_for
 from dtl_notebook.context.collector import Collector, conversation_of
 from dtl_notebook.context.content_rules import UNPUBLISHED
 from dtl_notebook.context.openai_functions import per_message
@@ -97,13 +97,7 @@ def model_context(
     )
 
 
-def _per_block() -> int:
-    return int(calibration()["anthropic"]["per_block"])
-
-
-RENDERERS.register("anthropic", Renderer(_per_block, render_anthropic.render))
+RENDERERS.register("anthropic", Renderer(render_anthropic.per_block, render_anthropic.render))
 RENDERERS.register("openai-responses", Renderer(per_message, render_openai.render_responses))
-RENDERERS.register(
-    "openai-chat", Renderer(per_message, partial(render_chat, provider="openai-chat"))
-)
-RENDERERS.register("kimi", Renderer(lambda: 0, partial(render_chat, provider="kimi")))  # no framing
+RENDERERS.register("openai-chat", Renderer(per_message, partial(render_chat, openai=True)))
+RENDERERS.register("kimi", Renderer(lambda: 0, partial(render_chat, openai=False)))  # no framing

@@ -25,7 +25,7 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.context.model import model_context
-from dtl_notebook.context.tokens import count_tokens
+from dtl_notebook.context.tokens import TokenCounter
 from dtl_notebook.live.emulator_input import View, build_view
 from dtl_notebook.live.emulator_replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.policies import Action, KeywordPolicy, Policy
@@ -37,6 +37,8 @@ from dtl_notebook.wire.validate import WireValidationError
 JSON = dict[str, Any]
 # each provider's part in this layer: its reply body (and what it adds to it) for a request
 REPLIES: Part[Callable[[Emulator, JSON, View, CacheEntry], JSON]] = Part("reply", __name__)
+# the emulated model's output, whatever the provider, is counted with o200k_base as it is
+_OUTPUT_TOKENS = TokenCounter("o200k_base", True, "o200k_base (tiktoken, offline)")
 PATHS = {endpoint: row.name for endpoint, row in by_endpoint().items()}  # what it serves
 
 
@@ -199,7 +201,7 @@ class Emulator:
         return self.policy.decide(view)
 
     def output_tokens(self, items: list[JSON]) -> int:
-        return count_tokens(json.dumps(items), "openai-chat", "gpt-4o")
+        return _OUTPUT_TOKENS.count(json.dumps(items))
 
 
 REPLIES.register("anthropic", Emulator._anthropic_answer)
