@@ -37,7 +37,7 @@ def warm_up(
         schema(root)
         for item_type in item_fields(root).values():  # what incremental validation checks
             schema_of(item_type)
-    if any(root.endswith("-beta") for root in row.request_roots):
+    if row.takes_betas:
         body_features({})  # the walk over the beta and stable request types, cached
     count_tokens("", provider, model)
     prepare_response_type(provider)

@@ -69,6 +69,18 @@ class ProviderSpec:
         return self.endpoint.removeprefix("/v1")
 
     @property
+    def takes_betas(self) -> bool:
+        """Whether its bodies may use beta request types (named in an `anthropic-beta`
+        header, checked against the beta root)."""
+        return any(root.endswith("-beta") for root in self.request_roots)
+
+    @property
+    def carries_tools(self) -> bool:
+        """Whether its bodies declare tools inside messages too (Kimi's `{"role": "system",
+        "tools": [...]}` carriers, checked against the Chat tool type)."""
+        return "chat-tool" in self.request_roots
+
+    @property
     def own_host(self) -> bool:
         """Whether it is served at its own host through its family's SDK (named by `hosts` on
         a shared endpoint): its client must be given `base_url`, the SDK's default is another's."""
