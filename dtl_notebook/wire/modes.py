@@ -1,9 +1,10 @@
-"""The providers, search modes and load modes: each written once, with the one check of how
-they combine.
+"""The search modes and load modes: each written once, with the one check of how they combine
+with a provider.
 
-Every layer above takes its lists from here (the local search engines come from agent/search.py,
-the layer below). `check_modes` is the cross-field rule that `build_request`, `Agent(...)`,
-`Agent.switch` and the notebook magics all apply.
+Every layer above takes its lists from here (the providers, and which modes each takes, come
+from the provider table in wire/providers.py; the local search engines from agent/search.py).
+`check_modes` is the cross-field rule that `build_request`, `Agent(...)`, `Agent.switch` and the
+notebook magics all apply.
 """
 
 from __future__ import annotations
