@@ -11,7 +11,6 @@ from dtl_notebook.agent.search import ENGINES as ENGINE_CLASSES
 from dtl_notebook.agent.search import LOCAL_ENGINES
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.transport import KEY_VARIABLES
-from dtl_notebook.live.warmup import ROOTS
 from dtl_notebook.wire import anthropic
 from dtl_notebook.wire.modes import (
     ENGINES,
@@ -31,7 +30,7 @@ from dtl_notebook.wire.validate import SEMANTIC_CHECKS
 
 def test_every_per_provider_table_covers_the_providers() -> None:
     assert get_args(Provider) == PROVIDERS
-    for table in (KEY_VARIABLES, ROOTS, DEMO_MODELS, SEMANTIC_CHECKS, NATIVE_SEARCH):
+    for table in (KEY_VARIABLES, DEMO_MODELS, SEMANTIC_CHECKS, NATIVE_SEARCH):
         assert set(table) == set(PROVIDERS), table
 
 

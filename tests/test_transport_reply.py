@@ -10,8 +10,9 @@ import openai
 import pytest
 
 from dtl_notebook import Session, Tool
-from dtl_notebook.live.transport import _ENDPOINTS, ProviderError, SDKTransport, emulator_transport
+from dtl_notebook.live.transport import ProviderError, SDKTransport, emulator_transport
 from dtl_notebook.wire import build_request, parse_response
+from dtl_notebook.wire.providers import spec
 
 SEARCHED = ["tool_0", "tool_1", "tool_2", "tool_3", "tool_4"]  # the emulator's top five
 CLIENT_SEARCH = (["tool_search"], [])  # the model calls the client's tool_search
@@ -53,10 +54,10 @@ def test_the_reply_is_the_sdk_parse_of_the_body(
     assert ([c.name for c in reply.message.tool_calls], reply.loaded_tool_names) == answer
     # the same emulator state, answered through the client's own typed parsing
     sdk = emulator_transport(provider)
-    path, response_type = _ENDPOINTS[provider]
+    row = spec(provider)
     parsed = sdk.client.post(
-        path,
-        cast_to=response_type,
+        row.sdk_path,
+        cast_to=row.response_type(),
         content=request.json().encode(),
         options={"headers": {"Content-Type": "application/json"}},
     )

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.cache.capture_request import detect_provider, provider_from_url
+from dtl_notebook.cache.capture_request import detect_provider
 from dtl_notebook.cache.exchange import (
     CaptureError,
     Exchange,
@@ -24,6 +24,7 @@ from dtl_notebook.cache.exchange import (
     status_of,
 )
 from dtl_notebook.cache.store_reader import is_store, load_store
+from dtl_notebook.wire.providers import provider_at as provider_from_url
 from dtl_notebook.wire.reply import (
     JSON,
     ProviderError,

@@ -10,10 +10,10 @@ first problem is named by its JSON path and the value found there.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from dtl_notebook.agent.checks import bad_text
 from dtl_notebook.agent.secrets import redact
+from dtl_notebook.wire.providers import provider_at
 from dtl_notebook.wire.reply import body_preview
 
 MAX_DEPTH = 200  # far beyond any provider body; deeper JSON would exhaust Python's stack
@@ -23,7 +23,7 @@ def detect_provider(payload: dict[str, Any], url: str | None = None) -> str:
     """The provider a request was written for: from the URL it went to when there is one
     (Moonshot's host is Kimi), else from the body's shape. The one detection every reader of
     captures (the audit and the view) uses."""
-    found = provider_from_url(url) if url else None
+    found = provider_at(url) if url else None
     if found is not None:
         return found
     if "input" in payload or "instructions" in payload:
@@ -47,19 +47,6 @@ def _has_blocks(messages: list[Any]) -> bool:
         ):
             return True
     return False
-
-
-def provider_from_url(url: str) -> str | None:
-    """The provider whose generation endpoint `url` calls, or None for any other URL."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    if path.endswith("/messages"):
-        return "anthropic"
-    if path.endswith("/responses"):
-        return "openai-responses"
-    if path.endswith("/chat/completions"):
-        return "kimi" if "moonshot" in parts.netloc else "openai-chat"
-    return None
 
 
 def request_problem(body: dict[str, Any]) -> str | None:

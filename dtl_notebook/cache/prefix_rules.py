@@ -28,6 +28,7 @@ https://docs.vllm.ai/en/latest/features/automatic_prefix_caching.html (vLLM).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +37,13 @@ from dtl_notebook.context.content_rules import openai_hosted_unpublished
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.request_kinds import tool_kinds
 from dtl_notebook.wire.anthropic import LOOKBACK_BLOCKS
-from dtl_notebook.wire.profiles import profile_for
+from dtl_notebook.wire.profiles import ModelProfile, profile_for
+from dtl_notebook.wire.providers import Part
 
-_OPENAI = frozenset({"openai-responses", "openai-chat"})
+# each provider's part in this layer: its cache rule from its model profile (and overrides)
+CACHE_RULES: Part[Callable[[str, str, ModelProfile, dict[str, Any]], CacheRule]] = Part(
+    "cache rule", __name__
+)
 # what the provider puts ahead of the request's own content, the same for every request with
 # the same hosted tools: its hidden framing and tool prompts (not a structured-output schema,
 # which is the request's own)
@@ -83,28 +88,43 @@ def _plain_rule(provider: str, model: str) -> CacheRule:
 
 def _rule(provider: str, model: str, overrides: dict[str, Any]) -> CacheRule:
     profile, _ = profile_for(provider, model, **overrides)
-    if provider == "anthropic":
-        return CacheRule(
-            provider,
-            model,
-            True,
-            profile.min_cacheable_tokens,
-            1,
-            300.0,
-            reports_writes=True,
-            deferred_scaffolding=True,
-        )
-    if provider == "kimi":
-        return CacheRule(
-            provider,
-            model,
-            False,
-            overrides.get("min_cacheable_tokens", 0),
-            profile.cache_granularity,
-            1800.0,
-            assumed=True,
-        )
-    openai = provider in _OPENAI and not _compatible_server(overrides)
+    return CACHE_RULES[provider](provider, model, profile, overrides)
+
+
+def _breakpoint_rule(
+    provider: str, model: str, profile: ModelProfile, overrides: dict[str, Any]
+) -> CacheRule:
+    return CacheRule(
+        provider,
+        model,
+        True,
+        profile.min_cacheable_tokens,
+        1,
+        300.0,
+        reports_writes=True,
+        deferred_scaffolding=True,
+    )
+
+
+def _assumed_rule(
+    provider: str, model: str, profile: ModelProfile, overrides: dict[str, Any]
+) -> CacheRule:
+    """Kimi: undocumented granularity, no minimum unless given; labelled an assumption."""
+    return CacheRule(
+        provider,
+        model,
+        False,
+        overrides.get("min_cacheable_tokens", 0),
+        profile.cache_granularity,
+        1800.0,
+        assumed=True,
+    )
+
+
+def _openai_rule(
+    provider: str, model: str, profile: ModelProfile, overrides: dict[str, Any]
+) -> CacheRule:
+    openai = not _compatible_server(overrides)
     exact = profile.exact_cache_boundary  # the newer cache: longer-lived, reports its writes
     return CacheRule(
         provider,
@@ -148,3 +168,9 @@ def shared_prefix(
         str(kind) for kind, execution in tool_kinds(payload.get("tools")) if execution != "client"
     )
     return tokens, tuple(t for t in types if openai_hosted_unpublished(t))
+
+
+CACHE_RULES.register("anthropic", _breakpoint_rule)
+CACHE_RULES.register("openai-responses", _openai_rule)
+CACHE_RULES.register("openai-chat", _openai_rule)
+CACHE_RULES.register("kimi", _assumed_rule)

@@ -18,13 +18,14 @@ the documented rules. Unchanged parts of the previous request are replayed, not 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from dtl_notebook._reuse.frozen import built_here
-from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context import render_anthropic, render_openai
-from dtl_notebook.context.calibration import calibration, estimate_for
+from dtl_notebook.context.calibration import estimate_for
 from dtl_notebook.context.collector import Collector, conversation_of
 from dtl_notebook.context.content_rules import UNPUBLISHED
 from dtl_notebook.context.openai_functions import per_message
@@ -32,16 +33,30 @@ from dtl_notebook.context.render_chat import render_chat
 from dtl_notebook.context.request_kinds import request_kind
 from dtl_notebook.context.segments import FRAMED_KINDS, KINDS, ModelContext, Segment
 from dtl_notebook.wire.arguments import check_context_arguments
-from dtl_notebook.wire.modes import PROVIDERS
+from dtl_notebook.wire.providers import Part, spec
 from dtl_notebook.wire.request import WireRequest
 
 __all__ = [
     "FRAMED_KINDS",
     "KINDS",
+    "RENDERERS",
     "ModelContext",
+    "Renderer",
     "Segment",
     "model_context",
 ]
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """A provider's part in this layer: the framing tokens around each message (or block)
+    and the walk that renders a request body's segments into a Collector."""
+
+    framing: Callable[[], int]
+    render: Callable[[dict[str, Any], Collector], None]
+
+
+RENDERERS: Part[Renderer] = Part("renderer", __name__)
 
 
 def model_context(
@@ -57,21 +72,10 @@ def model_context(
             raise ValueError("model_context(payload) needs provider=...")
         model = model or str(payload.get("model", ""))
     built = built_here(payload)
-    history_key = "input" if provider == "openai-responses" else "messages"
-    conversation = conversation_of(payload.get(history_key))
-    if provider == "anthropic":
-        per_block = int(calibration()["anthropic"]["per_block"])
-        out = Collector(provider, model, per_block, built, conversation)
-        render_anthropic.render(payload, out)
-    elif provider == "openai-responses":
-        out = Collector(provider, model, per_message(), built, conversation)
-        render_openai.render_responses(payload, out)
-    elif provider in ("openai-chat", "kimi"):
-        framing = per_message() if provider == "openai-chat" else 0
-        out = Collector(provider, model, framing, built, conversation)
-        render_chat(payload, out, provider)
-    else:
-        raise unknown_value("provider", provider, PROVIDERS)
+    conversation = conversation_of(payload.get(spec(provider).history_key))
+    renderer = RENDERERS[provider]
+    out = Collector(provider, model, renderer.framing(), built, conversation)
+    renderer.render(payload, out)
     out.remember()
     rendered = out.rendered()
     counter = out.counter
@@ -91,3 +95,9 @@ def model_context(
         estimate,
         rendered,
     )
+
+
+RENDERERS.register("anthropic", Renderer(render_anthropic.per_block, render_anthropic.render))
+RENDERERS.register("openai-responses", Renderer(per_message, render_openai.render_responses))
+RENDERERS.register("openai-chat", Renderer(per_message, partial(render_chat, openai=True)))
+RENDERERS.register("kimi", Renderer(lambda: 0, partial(render_chat, openai=False)))  # no framing

@@ -33,6 +33,11 @@ from dtl_notebook.wire.tool_changes import withdrawn_in
 _THINKING = ("thinking", "redacted_thinking")
 
 
+def per_block() -> int:
+    """Framing tokens Anthropic adds around each content block (fitted)."""
+    return int(calibration()["anthropic"]["per_block"])
+
+
 def render(payload: dict[str, Any], out: Collector) -> None:
     tools = payload.get("tools") or []
     by_name = _ByName(tools)  # filled on the first expansion

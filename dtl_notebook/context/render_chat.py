@@ -21,10 +21,12 @@ from dtl_notebook.context.segments import content_text, dump
 from dtl_notebook.wire.bridge import inner_call_names, read_carried
 
 
-def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
+def render_chat(payload: dict[str, Any], out: Collector, openai: bool) -> None:
+    """A Chat Completions body's segments; `openai`: rendered by OpenAI itself (its hidden
+    prompts, declarations and per-call messages), not by another server of the protocol."""
     tools = payload.get("tools") or []
     if not out.unit({"tools": tools, "response_format": payload.get("response_format")}):
-        if provider == "openai-chat":
+        if openai:
             hidden_prompts(tools, "messages", out)
             structured_output(payload, "response_format", out)
         for i, tool in enumerate(tools):
@@ -34,20 +36,20 @@ def render_chat(payload: dict[str, Any], out: Collector, provider: str) -> None:
                 f"tools.{i}",
                 label=str((tool.get("function") or {}).get("name", "")),
             )
-            if provider == "openai-chat":
+            if openai:
                 count_as_declaration(out, tool.get("function", tool))
     messages = payload.get("messages") or []
     m = out.replay(messages)
     while m < len(messages):
         message = messages[m]
         if not out.unit(message):
-            _chat_message(m, message, messages, out, provider)
+            _chat_message(m, message, messages, out, openai)
         m += 1
         m += out.replay(messages, m)
 
 
 def _chat_message(
-    m: int, message: dict[str, Any], messages: list[Any], out: Collector, provider: str
+    m: int, message: dict[str, Any], messages: list[Any], out: Collector, openai: bool
 ) -> None:
     role = message.get("role")
     if role in ("system", "developer"):
@@ -62,7 +64,7 @@ def _chat_message(
         text = content_text(message.get("content"))
         path = f"messages.{m}"
         out.add("tool_result", text, path, label=f"result {message.get('tool_call_id')}", role=role)
-        if provider == "openai-chat":
+        if openai:
             add_output_header(messages, m, message.get("tool_call_id"), out)
         _carried(text, path, out)
     else:
@@ -71,7 +73,7 @@ def _chat_message(
         if calls:
             functions = [call.get("function", call) for call in calls]
             text += dump(functions)
-            if provider == "openai-chat":  # each call its own addressed message
+            if openai:  # each call its own addressed message
                 words = out.counter.count(content_text(message.get("content")) or "")
                 tokens = (words if tokens is None else tokens) + sum(
                     tool_call_tokens(f, lambda t: int(out.counter.count(t))) for f in functions

@@ -12,22 +12,22 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
 import tiktoken
 import tiktoken.model
 
-from dtl_notebook.agent.checks import unknown_value
 from dtl_notebook.context.calibration import calibration
 from dtl_notebook.context.offline_encodings import PINNED_SHA256, get_encoding
-from dtl_notebook.wire.modes import PROVIDERS
+from dtl_notebook.wire.providers import Part
 
 __all__ = [
     "ANTHROPIC_FACTOR",
     "ANTHROPIC_JSON_FACTOR",
     "KIMI_FACTOR",
-    "PROVIDERS",
+    "TOKENIZERS",
     "TokenCounter",
     "count_tokens",
     "encoding_for",
@@ -48,7 +48,8 @@ ANTHROPIC_JSON_FACTOR: Final[float] = float(calibration()["anthropic"]["json_fac
 #: the o200k_base count is used unscaled and labelled as an estimate.
 KIMI_FACTOR: Final = 1.0
 
-_OPENAI_PROVIDERS: Final = frozenset({"openai-responses", "openai-chat"})
+# each provider's token counter for a model name (registered at the end of this module)
+TOKENIZERS: Part[Callable[[str], TokenCounter]] = Part("tokenizer", __name__)
 # Model families this module maps to o200k_base in addition to tiktoken's own tables
 # (`tiktoken.model`), e.g. "o4-pro", "gpt-4.5", "gpt-oss".
 _EXTRA_O200K_PREFIXES: Final = ("o1", "o3", "o4", "gpt-4.5", "gpt-oss", "gpt-5")
@@ -115,42 +116,52 @@ def _openai_encoding_name(model: str) -> tuple[str | None, str]:
 
 
 def encoding_for(provider: str, model: str) -> TokenCounter:
-    """The token counter for `model` served through `provider`.
+    """The token counter for `model` served through `provider` (its `TOKENIZERS` entry)."""
+    return TOKENIZERS[provider](model)
 
-    - "openai-responses" / "openai-chat": gpt-4o, gpt-4.1, gpt-4.5, gpt-5*, o1/o3/o4*, gpt-oss*
-      use o200k_base; gpt-4 and gpt-3.5-turbo use cl100k_base (exact). Unknown models get
-      o200k_base, exact=False, labelled as a guess.
-    - "anthropic": no public Claude tokenizer; o200k_base * `ANTHROPIC_FACTOR` (prose) or
-      `ANTHROPIC_JSON_FACTOR` (JSON), exact=False.
-    - "kimi": Kimi's vocabulary is not bundled; o200k_base * `KIMI_FACTOR`, exact=False.
-    """
-    if provider in _OPENAI_PROVIDERS:
-        name, why = _openai_encoding_name(_normalize_model(model))
-        if name is not None:
-            return TokenCounter(name, True, f"{name} (tiktoken, offline)")
-        return TokenCounter(
-            "o200k_base", False, f"guess: o200k_base (tiktoken, offline) — model {model!r} {why}"
-        )
-    if provider == "anthropic":
-        return TokenCounter(
-            "o200k_base",
-            False,
-            f"estimate: o200k_base token count \u00d7 {ANTHROPIC_FACTOR:g} (prose), "
-            f"\u00d7 {ANTHROPIC_JSON_FACTOR:g} (JSON), fitted on real usage"
-            " — no public Claude tokenizer",
-            ANTHROPIC_FACTOR,
-            ANTHROPIC_JSON_FACTOR,
-        )
-    if provider == "kimi":
-        return TokenCounter(
-            "o200k_base",
-            False,
-            "estimate: o200k_base token count — Kimi tokenizer not bundled",
-            KIMI_FACTOR,
-        )
-    raise unknown_value("provider", provider, PROVIDERS)
+
+def _openai_counter(model: str) -> TokenCounter:
+    """gpt-4o, gpt-4.1, gpt-4.5, gpt-5*, o1/o3/o4*, gpt-oss* use o200k_base; gpt-4 and
+    gpt-3.5-turbo use cl100k_base (exact). Unknown models get o200k_base, exact=False,
+    labelled as a guess."""
+    name, why = _openai_encoding_name(_normalize_model(model))
+    if name is not None:
+        return TokenCounter(name, True, f"{name} (tiktoken, offline)")
+    return TokenCounter(
+        "o200k_base", False, f"guess: o200k_base (tiktoken, offline) — model {model!r} {why}"
+    )
+
+
+def _claude_counter(model: str) -> TokenCounter:
+    """No public Claude tokenizer: o200k_base * `ANTHROPIC_FACTOR` (prose) or
+    `ANTHROPIC_JSON_FACTOR` (JSON), exact=False."""
+    return TokenCounter(
+        "o200k_base",
+        False,
+        f"estimate: o200k_base token count \u00d7 {ANTHROPIC_FACTOR:g} (prose), "
+        f"\u00d7 {ANTHROPIC_JSON_FACTOR:g} (JSON), fitted on real usage"
+        " — no public Claude tokenizer",
+        ANTHROPIC_FACTOR,
+        ANTHROPIC_JSON_FACTOR,
+    )
+
+
+def _kimi_counter(model: str) -> TokenCounter:
+    """Kimi's vocabulary is not bundled: o200k_base * `KIMI_FACTOR`, exact=False."""
+    return TokenCounter(
+        "o200k_base",
+        False,
+        "estimate: o200k_base token count — Kimi tokenizer not bundled",
+        KIMI_FACTOR,
+    )
 
 
 def count_tokens(text: str, provider: str, model: str) -> int:
     """`encoding_for(provider, model).count(text)`."""
     return encoding_for(provider, model).count(text)
+
+
+TOKENIZERS.register("anthropic", _claude_counter)
+TOKENIZERS.register("openai-responses", _openai_counter)
+TOKENIZERS.register("openai-chat", _openai_counter)
+TOKENIZERS.register("kimi", _kimi_counter)

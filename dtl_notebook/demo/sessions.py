@@ -13,15 +13,11 @@ from dtl_notebook.agent.session import Session
 from dtl_notebook.demo.catalog import core_tool_names, demo_catalog, demo_group_summaries
 from dtl_notebook.live.loop import Agent
 from dtl_notebook.live.recording import ReplayTransport
+from dtl_notebook.wire.providers import SPECS
 
 RECORDINGS = Path(__file__).parent / "recordings"
 DEMO_TURNS = ("What is the shipping ETA of order_42?", "And the weather in Paris?")
-DEMO_MODELS = {
-    "anthropic": "claude-sonnet-4-6",
-    "openai-responses": "gpt-5.4",
-    "openai-chat": "gpt-4.1",
-    "kimi": "kimi-k2",
-}
+DEMO_MODELS = {name: row.default_model for name, row in SPECS.items()}
 
 
 def demo_session(search: str = "bm25", *, grouped_catalog: bool = True) -> Session:

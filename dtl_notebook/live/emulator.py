@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx2
@@ -24,20 +25,21 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.context.model import model_context
-from dtl_notebook.context.tokens import count_tokens
+from dtl_notebook.context.tokens import TokenCounter
 from dtl_notebook.live.emulator_input import View, build_view
 from dtl_notebook.live.emulator_replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.wire.lenient import validate_lenient
+from dtl_notebook.wire.providers import Part, by_endpoint, spec
 from dtl_notebook.wire.validate import WireValidationError
 
 JSON = dict[str, Any]
-PATHS = {
-    "/v1/messages": "anthropic",
-    "/v1/responses": "openai-responses",
-    "/v1/chat/completions": "openai-chat",
-}
+# each provider's part in this layer: its reply body (and what it adds to it) for a request
+REPLIES: Part[Callable[[Emulator, JSON, View, CacheEntry], JSON]] = Part("reply", __name__)
+# the emulated model's output, whatever the provider, is counted with o200k_base as it is
+_OUTPUT_TOKENS = TokenCounter("o200k_base", True, "o200k_base (tiktoken, offline)")
+PATHS = {endpoint: row.name for endpoint, row in by_endpoint().items()}  # what it serves
 
 
 class Emulator:
@@ -86,24 +88,27 @@ class Emulator:
         ctx = model_context(payload, provider=self.provider)
         entry = self.cache.add(payload)
         view = build_view(payload, self.provider, ctx)
-        if self.provider == "anthropic":
-            body = anthropic_reply(self, payload, view, entry)
-            asked = payload.get("diagnostics")
-            if isinstance(asked, dict):
-                body["diagnostics"] = self._anthropic_diagnostics(asked, entry)
-        elif self.provider == "openai-responses":
-            body = responses_reply(self, payload, view, entry)
-            options = payload.get("prompt_cache_options")
-            if isinstance(options, dict) and "comparison_response_id" in options:
-                body["prompt_cache_options"] = {
-                    "mode": options.get("mode", "implicit"),
-                    "ttl": options.get("ttl", "30m"),
-                    "comparison_response_id": options["comparison_response_id"],
-                }
-                body["prompt_cache_diagnostics"] = self._responses_diagnostics(options, entry)
-        else:
-            body = chat_reply(self, payload, view, entry)
+        body = REPLIES[self.provider](self, payload, view, entry)
         self.answered.append(str(body["id"]))
+        return body
+
+    def _anthropic_answer(self, payload: JSON, view: View, entry: CacheEntry) -> JSON:
+        body = anthropic_reply(self, payload, view, entry)
+        asked = payload.get("diagnostics")
+        if isinstance(asked, dict):
+            body["diagnostics"] = self._anthropic_diagnostics(asked, entry)
+        return body
+
+    def _responses_answer(self, payload: JSON, view: View, entry: CacheEntry) -> JSON:
+        body = responses_reply(self, payload, view, entry)
+        options = payload.get("prompt_cache_options")
+        if isinstance(options, dict) and "comparison_response_id" in options:
+            body["prompt_cache_options"] = {
+                "mode": options.get("mode", "implicit"),
+                "ttl": options.get("ttl", "30m"),
+                "comparison_response_id": options["comparison_response_id"],
+            }
+            body["prompt_cache_diagnostics"] = self._responses_diagnostics(options, entry)
         return body
 
     # -- cache diagnostics, from the emulated cache -----------------------------------------
@@ -123,7 +128,7 @@ class Emulator:
         if compared == "older":
             return {"cache_miss_reason": {"type": "unavailable"}}
         cause = entry.cache_break.cause if entry.cache_break else None
-        reason = provider_reason("anthropic", cause)
+        reason = provider_reason(self.provider, cause)
         if reason is None or entry.cache_break is None:
             return None  # no divergence
         missed = entry.cache_break.lost_tokens
@@ -136,14 +141,14 @@ class Emulator:
         if compared == "older":
             return {"type": "unavailable"}
         cause = entry.cache_break.cause if entry.cache_break else None
-        reason = provider_reason("openai-responses", cause)
+        reason = provider_reason(self.provider, cause)
         if reason is None or entry.cache_break is None:
             return {"type": "cache_hit"}
         missed = entry.cache_break.lost_tokens
         return {"type": "cache_miss", "reason": reason, "cache_missed_tokens": missed}
 
     def _error(self, status: int, message: str, param: str | None) -> httpx2.Response:
-        if self.provider == "anthropic":  # the JSON path leads Anthropic's message
+        if spec(self.provider).family == "anthropic":  # the JSON path leads its message
             text = f"{param}: {message}" if param else message
             body: JSON = {
                 "type": "error",
@@ -196,4 +201,10 @@ class Emulator:
         return self.policy.decide(view)
 
     def output_tokens(self, items: list[JSON]) -> int:
-        return count_tokens(json.dumps(items), "openai-chat", "gpt-4o")
+        return _OUTPUT_TOKENS.count(json.dumps(items))
+
+
+REPLIES.register("anthropic", Emulator._anthropic_answer)
+REPLIES.register("openai-responses", Emulator._responses_answer)
+REPLIES.register("openai-chat", chat_reply)
+REPLIES.register("kimi", chat_reply)

@@ -10,20 +10,17 @@ Chat Completions: https://platform.openai.com/docs/api-reference/chat-streaming
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from dtl_notebook.wire.providers import spec
 
 JSON = dict[str, Any]
 
 
 def sse_events(body: JSON, provider: str) -> Iterator[bytes]:
     """The SSE frames (`event:`/`data:` blocks) streaming `body` for `provider`."""
-    if provider == "anthropic":
-        yield from _anthropic(body)
-    elif provider == "openai-responses":
-        yield from _responses(body)
-    else:
-        yield from _chat(body)
+    yield from _STREAMS[spec(provider).stream_format](body)
 
 
 def _frame(data: JSON | str, event: str | None = None) -> bytes:
@@ -96,3 +93,10 @@ def _chat(completion: JSON) -> Iterator[bytes]:
     if completion.get("usage") is not None:
         yield _frame({**head, "choices": [], "usage": completion["usage"]})
     yield _frame("[DONE]")
+
+
+_STREAMS: dict[str, Callable[[JSON], Iterator[bytes]]] = {  # by the table's stream format
+    "message-events": _anthropic,
+    "response-events": _responses,
+    "chat-chunks": _chat,
+}

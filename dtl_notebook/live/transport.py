@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from typing import Any, Literal, Protocol, get_args
+from urllib.parse import urlsplit
 
 import anthropic
 import httpx2
@@ -15,19 +16,14 @@ from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.policies import Policy
+from dtl_notebook.wire.providers import SPECS, spec
 from dtl_notebook.wire.reply import ProviderError as ProviderError  # re-exported by live
 from dtl_notebook.wire.request import WireRequest
 
 JSON = dict[str, Any]
 TransportName = Literal["emulator", "live"]  # the transports an Agent builds by name
 TRANSPORTS: tuple[TransportName, ...] = get_args(TransportName)
-KEY_VARIABLES: dict[str, str] = {  # by Provider
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-    "openai-chat": "OPENAI_API_KEY",
-    "kimi": "MOONSHOT_API_KEY",
-}
-KIMI_BASE_URL = "https://api.moonshot.ai/v1"
+KEY_VARIABLES: dict[str, str] = {name: row.key_variable for name, row in SPECS.items()}
 
 
 class MissingKeyError(DtlError, RuntimeError):
@@ -57,14 +53,17 @@ class SDKTransport:
         self.provider, self.client, self.name = provider, client, name
 
     def send(self, request: WireRequest) -> JSON:
-        path, response_type = _ENDPOINTS[self.provider]
+        row = spec(self.provider)
         headers = {"Content-Type": "application/json"}
         if request.betas:
             headers["anthropic-beta"] = ",".join(request.betas)
         failure: ProviderError | None = None
         try:
             raw = self.client.post(
-                path, cast_to=bytes, content=request.json().encode(), options={"headers": headers}
+                row.sdk_path,
+                cast_to=bytes,
+                content=request.json().encode(),
+                options={"headers": headers},
             )
         except (anthropic.APIStatusError, openai.APIStatusError) as exc:
             failure = ProviderError(
@@ -86,29 +85,20 @@ class SDKTransport:
             raise ProviderError(self.provider, f"response body is not JSON: {exc}") from None
         if not isinstance(body, dict):
             raise ProviderError(self.provider, "response body is not a JSON object")
-        if self.provider == "openai-responses":
-            # a Responses reply echoes the request's `tools` (thousands of definitions in a
-            # hosted search request); the echo is in the request already, and turning it into
-            # SDK objects and back cost more than the whole rest of a turn
-            body.pop("tools", None)
-        response = response_type.construct(**body)  # what the client's own parsing does
+        # a Responses reply echoes the request's `tools` (thousands of definitions in a hosted
+        # search request; no other reply has the field); the echo is in the request already,
+        # and turning it into SDK objects and back cost more than the whole rest of a turn
+        body.pop("tools", None)
+        response = row.response_type().construct(**body)  # what the client's own parsing does
         data = response.model_dump(mode="json", exclude_none=True, warnings=False)
         assert isinstance(data, dict)
         return data
 
 
-_ENDPOINTS: dict[str, tuple[str, type[Any]]] = {  # the SDK response models
-    "anthropic": ("/v1/messages", anthropic.types.Message),
-    "openai-responses": ("/responses", openai.types.responses.Response),
-    "openai-chat": ("/chat/completions", openai.types.chat.ChatCompletion),
-    "kimi": ("/chat/completions", openai.types.chat.ChatCompletion),
-}
-
-
 def prepare_response_type(provider: str) -> None:
     """Complete the SDK response model of `provider` now: the SDK defers building its schema
     to the first response it parses (tens of milliseconds for a Responses reply)."""
-    _ENDPOINTS[provider][1].model_rebuild()
+    spec(provider).response_type().model_rebuild()
 
 
 def _error_type(exc: Any) -> str | None:
@@ -134,9 +124,7 @@ def _client(provider: str, api_key: str, base_url: str | None, http: httpx2.Clie
         kwargs["base_url"] = base_url
     if http is not None:
         kwargs["http_client"] = http
-    if provider == "anthropic":
-        return anthropic.Anthropic(**kwargs)
-    return openai.OpenAI(**kwargs)
+    return spec(provider).client_type()(**kwargs)
 
 
 def emulator_transport(
@@ -145,12 +133,8 @@ def emulator_transport(
     """The real SDK client of the provider, served by an in-process Emulator."""
     emulator = Emulator(provider, policy, **cache_overrides)
     http = httpx2.Client(transport=emulator.transport)
-    client = _client(
-        provider,
-        "emulator-no-key",
-        "http://emulator.invalid/v1" if provider != "anthropic" else "http://emulator.invalid",
-        http,
-    )
+    base_path = urlsplit(spec(provider).base_url).path  # the emulator serves the same paths
+    client = _client(provider, "emulator-no-key", f"http://emulator.invalid{base_path}", http)
     transport = SDKTransport(provider, client, "emulator")
     transport.emulator = emulator  # type: ignore[attr-defined]
     return transport
@@ -160,7 +144,8 @@ def live_transport(
     provider: str, api_key: str | None = None, base_url: str | None = None
 ) -> SDKTransport:
     """The real SDK client talking to the provider (or an OpenAI-compatible base_url)."""
-    variable = KEY_VARIABLES[provider]
+    row = spec(provider)
+    variable = row.key_variable
     key = api_key or os.environ.get(variable)
     if not key and base_url:
         key = "not-needed"  # local OpenAI-compatible servers (vLLM, SGLang) take any key
@@ -169,8 +154,8 @@ def live_transport(
             f"no API key for {provider}: set the {variable} environment variable "
             "(or pass api_key=...)"
         )
-    if provider == "kimi" and not base_url:
-        base_url = KIMI_BASE_URL
+    if row.own_host and not base_url:
+        base_url = row.base_url
     return SDKTransport(provider, _client(provider, key, base_url, None), "live")
 
 

@@ -19,16 +19,8 @@ from dtl_notebook.live.transport import prepare_response_type
 from dtl_notebook.wire import WireRequest, build_request
 from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.incremental import item_fields
-from dtl_notebook.wire.modes import Provider, check_provider
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.schema import schema, schema_of
-
-# the request types a provider's bodies are validated against (the Agent never streams)
-ROOTS: dict[Provider, tuple[str, ...]] = {
-    "anthropic": ("anthropic", "anthropic-beta"),
-    "openai-responses": ("responses",),
-    "openai-chat": ("chat",),
-    "kimi": ("chat", "chat-tool"),
-}
 
 REHEARSAL_TEXT = "(a rehearsal of the next request, never sent)"
 Options = Mapping[str, Any] | None  # the provider options of `build_request`
@@ -39,13 +31,13 @@ def warm_up(
 ) -> float:
     """Prepare what the first request of `session` for `provider` would otherwise build (and
     an emulator `transport` checks the rehearsed body); returns the seconds it took."""
-    known = check_provider(provider)
+    row = spec(provider)
     start = time.perf_counter()
-    for root in ROOTS[known]:
+    for root in row.request_roots:  # the request types its bodies are validated against
         schema(root)
         for item_type in item_fields(root).values():  # what incremental validation checks
             schema_of(item_type)
-    if provider == "anthropic":
+    if row.takes_betas:
         body_features({})  # the walk over the beta and stable request types, cached
     count_tokens("", provider, model)
     prepare_response_type(provider)

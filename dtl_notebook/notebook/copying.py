@@ -10,16 +10,11 @@ import json
 import shlex
 from typing import Any
 
-from dtl_notebook.live.transport import KEY_VARIABLES, KIMI_BASE_URL, redact
+from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.validate import required_betas
 
-ENDPOINTS = {
-    "anthropic": "https://api.anthropic.com/v1/messages",
-    "openai-responses": "https://api.openai.com/v1/responses",
-    "openai-chat": "https://api.openai.com/v1/chat/completions",
-    "kimi": f"{KIMI_BASE_URL}/chat/completions",
-}
 ANTHROPIC_VERSION = "2023-06-01"  # https://docs.anthropic.com/en/api/versioning
 
 
@@ -42,12 +37,10 @@ def item_json(rec: RequestRecord, path: str) -> str:
 
 def curl_command(rec: RequestRecord) -> str:
     """A shell command that sends the same body; the key comes from the environment."""
-    url = ENDPOINTS.get(rec.provider)
-    if url is None:
-        raise KeyError(f"provider {rec.provider!r}: no public endpoint to copy a curl line for")
-    variable = KEY_VARIABLES[rec.provider]
+    row = spec(rec.provider)
+    url, variable = row.endpoint_url, row.key_variable
     headers = ["content-type: application/json"]
-    if rec.provider == "anthropic":
+    if row.family == "anthropic":  # its own key header and version; every other a bearer
         headers += [f"x-api-key: ${variable}", f"anthropic-version: {ANTHROPIC_VERSION}"]
         betas = required_betas(rec.payload, rec.provider)
         if betas:

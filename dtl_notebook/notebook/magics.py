@@ -64,9 +64,9 @@ def interpolate(text: str, namespace: dict[str, Any]) -> str:
 
 @magics_class
 class AgentMagics(Magics):
-    """Defaults for `%%agent`: `%config AgentMagics.provider = "anthropic"` and so on."""
+    """Defaults for `%%agent`: `%config AgentMagics.provider = 'kimi'` and so on."""
 
-    provider = Enum(PROVIDERS, "anthropic", help="Provider of new sessions.").tag(config=True)
+    provider = Enum(PROVIDERS, PROVIDERS[0], help="Provider of new sessions.").tag(config=True)
     model = Unicode("", help="Model; empty: the provider's demo model.").tag(config=True)
     transport = Enum(TRANSPORTS, "emulator", help="'emulator' (offline) or 'live'.").tag(
         config=True

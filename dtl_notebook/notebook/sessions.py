@@ -22,7 +22,13 @@ from dtl_notebook.live.transport import KEY_VARIABLES, Transport, emulator_trans
 from dtl_notebook.notebook.args import check_options
 from dtl_notebook.notebook.display import HTML
 from dtl_notebook.notebook.widget import AgentView
-from dtl_notebook.wire.modes import LOCAL_ENGINES, ModeConflictError, check_modes, search_mode
+from dtl_notebook.wire.modes import (
+    LOCAL_ENGINES,
+    PROVIDERS,
+    ModeConflictError,
+    check_modes,
+    search_mode,
+)
 
 Namespace = MutableMapping[str, Any]
 
@@ -31,7 +37,7 @@ Namespace = MutableMapping[str, Any]
 class Settings:
     """The `%config AgentMagics.*` values that new sessions are made with."""
 
-    provider: str = "anthropic"
+    provider: str = PROVIDERS[0]  # the provider table's first row
     model: str = ""
     transport: str = "emulator"
     search: str = "bm25"

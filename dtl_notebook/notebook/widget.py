@@ -35,7 +35,7 @@ from dtl_notebook.notebook.records import (
 from dtl_notebook.notebook.snapshot import snapshot_html
 from dtl_notebook.notebook.view_assets import view_css, view_esm
 from dtl_notebook.notebook.view_messages import ViewMessages
-from dtl_notebook.wire.modes import PROVIDERS
+from dtl_notebook.wire.modes import PROVIDERS, check_provider
 
 
 class AgentView(ViewMessages):
@@ -194,8 +194,7 @@ class AgentView(ViewMessages):
     def preview_as(self, provider: str) -> RequestRecord:
         """The session as it stands serialized for `provider` (not sent, nothing switched)."""
         assert self.agent is not None
-        if provider not in PROVIDERS:
-            raise ValueError(f"provider {provider!r}: not one of {', '.join(PROVIDERS)}")
+        check_provider(provider)
         if provider == self.agent.provider:
             model, options = self.agent.model, self.agent.options
         else:
@@ -246,8 +245,7 @@ class AgentView(ViewMessages):
         provider = str(content.get("provider", ""))
         if self.agent is None:
             raise ValueError("a captured log has no session to switch")
-        if provider not in PROVIDERS:
-            raise ValueError(f"provider {provider!r}: not one of {', '.join(PROVIDERS)}")
+        check_provider(provider)
         before = self.agent.provider
         record = self.preview_as(provider)
         options = {k: v for k, v in self.agent.options.items() if k in ("search", "load_mode")}

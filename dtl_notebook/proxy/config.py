@@ -12,15 +12,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from dtl_notebook.agent.secrets import redact
+from dtl_notebook.wire.providers import by_endpoint
 
 # path -> (upstream family, the provider its body is written for)
 ROUTES = {
-    "/v1/messages": ("anthropic", "anthropic"),
-    "/v1/messages/count_tokens": ("anthropic", "anthropic"),
-    "/v1/responses": ("openai", "openai-responses"),
-    "/v1/chat/completions": ("openai", "openai-chat"),
+    path: (row.family, row.name)
+    for endpoint, row in by_endpoint().items()
+    for path in (endpoint, *row.extra_paths)
 }
-GENERATION_PATHS = frozenset({"/v1/messages", "/v1/responses", "/v1/chat/completions"})
+GENERATION_PATHS = frozenset(by_endpoint())
 DEFAULT_ANTHROPIC = "https://api.anthropic.com"
 DEFAULT_OPENAI = "https://api.openai.com"
 DEFAULT_PORT = 8788

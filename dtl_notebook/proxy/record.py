@@ -16,7 +16,7 @@ class ExchangeRecord:
     method: str
     path: str
     query: str
-    family: str  # the upstream family: "anthropic" or "openai"
+    family: str  # the upstream family (ProviderSpec.family): anthropic or openai
     provider: str  # the provider the body is written for (from the path)
     upstream: str
     request_headers: RawHeaders

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.agent.checks import bad_text
@@ -18,11 +18,14 @@ from dtl_notebook.wire.modes import (
     check_modes,
     check_provider,
 )
+from dtl_notebook.wire.openai_rules import check_chat, check_responses
 from dtl_notebook.wire.planning import plan
 from dtl_notebook.wire.profiles import ModelProfile, profile_for
+from dtl_notebook.wire.providers import Part
 from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError, with_real_names
-from dtl_notebook.wire.request import LoadPoint, WireRequest
-from dtl_notebook.wire.validate import WireValidationError, validate_payload
+from dtl_notebook.wire.request import LoadPoint, Plan, WireRequest
+from dtl_notebook.wire.rules import check_anthropic
+from dtl_notebook.wire.validate import SEMANTIC_CHECKS, WireValidationError, validate_payload
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
@@ -47,6 +50,11 @@ __all__ = [
     "profile_for",
     "validate_payload",
 ]
+
+Options = dict[str, Any]  # a request's provider options, as `build_request` takes them
+# each provider's adapter: its request builder and its reply parser (registered below)
+BUILD: Part[Callable[[Plan, ModelProfile, Session, Options], WireRequest]] = Part("build", __name__)
+PARSE: Part[Callable[[Any, str | None], Reply]] = Part("parse", __name__)
 
 
 def build_request(
@@ -75,19 +83,11 @@ def build_request(
     model_profile, notes = profile_for(provider, model, **(profile or {}))
     the_plan = plan(session)
     the_plan.notes[:0] = notes
-    registry = session.registry  # iterable in registration order, with `name in registry`
-    if provider in ("openai-chat", "kimi"):
-        load_mode = options.pop("load_mode", None)
-        if load_mode == "bridge":
-            request = bridge.build(the_plan, model_profile, session, notes, **options)
-        elif provider == "openai-chat":
-            request = chat.build(the_plan, model_profile, **options)
-        else:
-            request = kimi.build(the_plan, model_profile, **options)
-    elif provider == "anthropic":
-        request = anthropic.build(the_plan, model_profile, registry, **options)
+    if options.get("load_mode") == "bridge":  # any provider whose row takes the bridge
+        del options["load_mode"]
+        request = bridge.build(the_plan, model_profile, session, notes, **options)
     else:
-        request = responses.build(the_plan, model_profile, registry, **options)
+        request = BUILD[provider](the_plan, model_profile, session, options)
     if validate:
         validate_payload(request.payload, provider)
     return request
@@ -122,8 +122,40 @@ def _parse(response: Any, provider: str, model: str | None) -> Reply:
     found = bad_text(response) if isinstance(response, dict) else None
     if found is not None:  # such text could never be shown, saved or sent on
         raise ResponseFormatError(provider, *found)
-    if provider == "anthropic":
-        return anthropic.parse(response, model)
-    if provider == "openai-responses":
-        return responses.parse(response, model)
-    return chat.parse(response, model, provider)
+    return PARSE[provider](response, model)
+
+
+def _with_registry(build: Callable[..., WireRequest]) -> Callable[..., WireRequest]:
+    """An adapter whose native search reads the whole registry (deferred tools included)."""
+
+    def call(plan: Plan, profile: ModelProfile, session: Session, options: Options) -> WireRequest:
+        return build(plan, profile, session.registry, **options)
+
+    return call
+
+
+def _build_chat(plan: Plan, profile: ModelProfile, _: Session, options: Options) -> WireRequest:
+    options.pop("load_mode", None)  # "full_list": what Chat Completions sends anyway
+    return chat.build(plan, profile, **options)
+
+
+def _build_kimi(plan: Plan, profile: ModelProfile, _: Session, options: Options) -> WireRequest:
+    return kimi.build(plan, profile, **options)
+
+
+def _parse_kimi(response: Any, model: str | None) -> Reply:
+    return chat.parse(response, model, kimi.PROVIDER)  # Kimi replies in the Chat shape
+
+
+BUILD.register(anthropic.PROVIDER, _with_registry(anthropic.build))
+BUILD.register(responses.PROVIDER, _with_registry(responses.build))
+BUILD.register(chat.PROVIDER, _build_chat)
+BUILD.register(kimi.PROVIDER, _build_kimi)
+PARSE.register(anthropic.PROVIDER, anthropic.parse)
+PARSE.register(responses.PROVIDER, responses.parse)
+PARSE.register(chat.PROVIDER, chat.parse)
+PARSE.register(kimi.PROVIDER, _parse_kimi)
+SEMANTIC_CHECKS.register(anthropic.PROVIDER, check_anthropic)
+SEMANTIC_CHECKS.register(responses.PROVIDER, check_responses)
+SEMANTIC_CHECKS.register(chat.PROVIDER, check_chat)
+SEMANTIC_CHECKS.register(kimi.PROVIDER, check_chat)  # Kimi's carriers are checked with the shape

@@ -1,9 +1,10 @@
-"""The providers, search modes and load modes: each written once, with the one check of how
-they combine.
+"""The search modes and load modes: each written once, with the one check of how they combine
+with a provider.
 
-Every layer above takes its lists from here (the local search engines come from agent/search.py,
-the layer below). `check_modes` is the cross-field rule that `build_request`, `Agent(...)`,
-`Agent.switch` and the notebook magics all apply.
+Every layer above takes its lists from here (the providers, and which modes each takes, come
+from the provider table in wire/providers.py; the local search engines from agent/search.py).
+`check_modes` is the cross-field rule that `build_request`, `Agent(...)`, `Agent.switch` and the
+notebook magics all apply.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Literal, get_args
 from dtl_notebook.agent.checks import choice, shown
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.search import LOCAL_ENGINES, LocalEngine
+from dtl_notebook.wire.providers import PROVIDERS, SPECS, Provider, check_provider
 
 __all__ = [
     "ENGINES",
@@ -37,9 +39,6 @@ __all__ = [
     "search_mode",
 ]
 
-Provider = Literal["anthropic", "openai-responses", "openai-chat", "kimi"]
-PROVIDERS: tuple[Provider, ...] = get_args(Provider)
-
 # Anthropic's server-side tool search (tool_search_tool_bm25 / _regex); OpenAI's hosted search
 # over every registered tool, or its client-executed tool_search answered locally
 AnthropicSearch = Literal["native-bm25", "native-regex"]
@@ -53,10 +52,8 @@ SEARCH_MODES: tuple[SearchMode, ...] = (
     *get_args(ResponsesSearch),
 )
 NATIVE_SEARCH: Mapping[Provider, tuple[NativeSearch, ...]] = {
-    "anthropic": get_args(AnthropicSearch),
-    "openai-responses": get_args(ResponsesSearch),
-    "openai-chat": (),
-    "kimi": (),
+    row.name: row.native_searches  # type: ignore[misc]  # checked against SEARCH_MODES by test
+    for row in SPECS.values()
 }
 
 # how tools loaded mid-conversation reach the model: the Responses API's three ways; the full
@@ -67,10 +64,7 @@ NATIVE_SEARCH: Mapping[Provider, tuple[NativeSearch, ...]] = {
 LoadMode = Literal["additional_tools", "tool_search", "full_list", "bridge"]
 LOAD_MODES: tuple[LoadMode, ...] = get_args(LoadMode)
 LOAD_MODE_PROVIDERS: Mapping[LoadMode, tuple[Provider, ...]] = {
-    "additional_tools": ("openai-responses",),
-    "tool_search": ("openai-responses",),
-    "full_list": ("openai-responses", "openai-chat"),
-    "bridge": ("openai-chat", "kimi"),
+    mode: tuple(row.name for row in SPECS.values() if mode in row.load_modes) for mode in LOAD_MODES
 }
 
 # what a session searches with: a local engine (in the session) or a provider's native search
@@ -85,10 +79,6 @@ class ModeConflictError(InvalidArgumentError):
     def __init__(self, field: str, value: str, message: str) -> None:
         self.field, self.value = field, value
         super().__init__(message)
-
-
-def check_provider(provider: object, param: str = "provider") -> Provider:
-    return choice(provider, param, PROVIDERS)  # type: ignore[return-value]
 
 
 def search_mode(engine: str) -> str | None:

@@ -20,7 +20,8 @@ safe path (soft removal: the definition stays, the model is told, calls are refu
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -29,8 +30,12 @@ from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.wire.modes import PROVIDERS, Provider, check_provider
+from dtl_notebook.wire.providers import Part
 
-__all__ = ["PROVIDERS", "ModelProfile", "check_profile_overrides", "profile_for"]
+__all__ = ["PROFILE_FLAGS", "PROVIDERS", "ModelProfile", "check_profile_overrides", "profile_for"]
+
+# each provider's capability flags for a model name (registered at the end of this module)
+PROFILE_FLAGS: Part[Callable[[str], dict[str, Any]]] = Part("profile flags", __name__)
 
 # Anthropic (family, version) tables.
 _TOOL_SEARCH = {
@@ -153,6 +158,16 @@ def _anthropic(model: str) -> dict[str, Any]:
     }
 
 
+def _kimi(model: str) -> dict[str, Any]:
+    """Kimi: its own tool carriers, system messages anywhere, and the bridge."""
+    return {
+        "known": model.startswith("kimi-"),
+        "kimi_tools": True,
+        "mid_conversation_system": True,
+        "bridge": True,
+    }
+
+
 def _openai(model: str, responses: bool) -> dict[str, Any]:
     match = _GPT.match(model)
     # the bridge needs nothing of the server but function tools (any OpenAI-compatible one)
@@ -220,17 +235,7 @@ def _profile(
     provider = check_provider(provider)
     if not isinstance(model, str) or not model:
         raise ValueError("model must be a non-empty string")
-    if provider == "anthropic":
-        flags = _anthropic(model)
-    elif provider == "kimi":
-        flags = {
-            "known": model.startswith("kimi-"),
-            "kimi_tools": True,
-            "mid_conversation_system": True,
-            "bridge": True,
-        }
-    else:
-        flags = _openai(model, responses=provider == "openai-responses")
+    flags = PROFILE_FLAGS[provider](model)
     unknown = set(overrides) - set(ModelProfile.model_fields) - {"provider", "model"}
     if unknown:
         raise ValueError(
@@ -245,3 +250,9 @@ def _profile(
             "profile (no deferred-loading protocol); pass profile flags to override"
         )
     return profile, notes
+
+
+PROFILE_FLAGS.register("anthropic", _anthropic)
+PROFILE_FLAGS.register("openai-responses", partial(_openai, responses=True))
+PROFILE_FLAGS.register("openai-chat", partial(_openai, responses=False))
+PROFILE_FLAGS.register("kimi", _kimi)

@@ -24,6 +24,7 @@ from typing import Any
 from anthropic._streaming import SSEDecoder
 
 from dtl_notebook.wire.problems import as_list
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.reply import JSON, ResponseFormatError, body_preview, error_from_body
 from dtl_notebook.wire.stream_accumulators import (
     RESPONSES_DONE,
@@ -165,22 +166,24 @@ def _accumulate(events: list[Any], provider: str, at: list[int]) -> JSON:
         error = error_from_body(event, provider)
         if error is not None:
             raise error
-    if provider == "anthropic":
+    stream_format = spec(provider).stream_format
+    if stream_format == "message-events":
         return accumulate_anthropic(events, at)
-    if provider == "openai-responses":
+    if stream_format == "response-events":
         return accumulate_responses(events)
     return accumulate_chat(events, provider, at)
 
 
 def split_streams(events: list[Any], provider: str) -> list[list[int]]:
     """The streams in `events`, each as the indexes of its events, in order."""
-    if provider not in ("anthropic", "openai-responses"):
+    stream_format = spec(provider).stream_format
+    if stream_format == "chat-chunks":
         return _chat_streams(events)
     starts = [0]
     opened = closed = False
     for i, event in enumerate(events):
         kind = _kind(event)
-        if provider == "anthropic":
+        if stream_format == "message-events":
             if kind == "message_start" and opened:
                 starts.append(i)
             opened = opened or kind == "message_start"
@@ -227,6 +230,6 @@ def _kind(event: Any) -> str:
 
 
 def _describe(event: Any, provider: str) -> str:
-    if provider in ("anthropic", "openai-responses"):
+    if spec(provider).stream_format != "chat-chunks":  # typed events
         return _kind(event) or "an event"
     return f"completion {event.get('id')!r}" if isinstance(event, dict) else "a chunk"

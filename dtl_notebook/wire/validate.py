@@ -23,9 +23,9 @@ from typing import Any
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
-from dtl_notebook.wire.modes import PROVIDERS, check_provider
-from dtl_notebook.wire.openai_rules import check_chat, check_responses
-from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, check_anthropic, is_kimi_carrier
+from dtl_notebook.wire.modes import PROVIDERS
+from dtl_notebook.wire.providers import Part, spec
+from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, is_kimi_carrier
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
 from dtl_notebook.wire.shape_errors import Path, WireValidationError, fail
 from dtl_notebook.wire.tool_rules import ALL_DEFERRED_MESSAGE
@@ -40,18 +40,10 @@ __all__ = [
 ]
 
 
-SEMANTIC_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
-    "anthropic": check_anthropic,
-    "openai-responses": check_responses,
-    "openai-chat": check_chat,
-    "kimi": check_chat,
-}
-_PROVIDER_ROOT = {
-    "anthropic": "anthropic",
-    "openai-responses": "responses",
-    "openai-chat": "chat",
-    "kimi": "chat",
-}
+# the rules the types cannot express, one entry per provider (registered by wire/__init__.py)
+SEMANTIC_CHECKS: Part[Callable[[dict[str, Any], str], None]] = Part(
+    "semantic check", "dtl_notebook.wire"
+)
 
 
 def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = True) -> None:
@@ -60,10 +52,10 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
     ``provider`` is one of :data:`PROVIDERS`; anything else raises ``ValueError``. With
     ``cached=False`` every item is validated from scratch (the result is the same).
     """
-    check_provider(provider)
+    row = spec(provider)
     if not isinstance(payload, dict):
         raise WireValidationError(provider, "", "dict_type: payload must be a JSON object")
-    if provider == "anthropic" and "betas" in payload:
+    if row.takes_betas and "betas" in payload:
         fail(
             provider,
             ("betas",),
@@ -71,9 +63,9 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
             "(WireRequest.betas carries it)",
         )
     root = root_key(payload, provider)
-    if provider == "kimi":
+    if row.carries_tools:
         if not (cached and _kimi_accepts(root, payload)):
-            shaped, index_map = _split_kimi_carriers(payload)
+            shaped, index_map = _split_kimi_carriers(payload, provider)
             check_shape(provider, schema(root), shaped, (), lambda p: _remap(p, index_map))
     elif not (cached and incremental.accepts(root, payload)):
         check_shape(provider, schema(root), payload)
@@ -82,15 +74,16 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
 
 def root_key(payload: dict[str, Any], provider: str) -> str:
     """The SDK request type a body is checked against (streaming, beta or plain)."""
-    root = _PROVIDER_ROOT[provider]
-    if provider == "anthropic" and body_features(payload)[0]:
+    row = spec(provider)
+    root = row.request_roots[0]
+    if row.takes_betas and body_features(payload)[0]:
         root += "-beta"
     return root + "-stream" if payload.get("stream") is True else root
 
 
 def required_betas(payload: dict[str, Any], provider: str) -> list[str]:
     """The ``anthropic-beta`` names a body needs (sorted; empty for other providers)."""
-    if provider != "anthropic" or not isinstance(payload, dict):
+    if not (spec(provider).takes_betas and isinstance(payload, dict)):
         return []
     return body_features(payload)[1]
 
@@ -105,7 +98,9 @@ def _remap(path: Path, index_map: list[int] | None) -> Path:
     return path
 
 
-def _split_kimi_carriers(payload: dict[str, Any]) -> tuple[dict[str, Any], list[int] | None]:
+def _split_kimi_carriers(
+    payload: dict[str, Any], provider: str
+) -> tuple[dict[str, Any], list[int] | None]:
     """Validate Kimi's ``{"role": "system", "tools": [...]}`` messages; return the rest.
 
     The returned index map gives each kept message's index in the original payload.
@@ -122,12 +117,12 @@ def _split_kimi_carriers(payload: dict[str, Any]) -> tuple[dict[str, Any], list[
             continue
         for key in msg:
             if key not in ("role", "tools"):
-                fail("kimi", ("messages", i), f"extra_forbidden: unexpected key {key!r}")
+                fail(provider, ("messages", i), f"extra_forbidden: unexpected key {key!r}")
         tools = msg["tools"]
         if not isinstance(tools, list):
-            fail("kimi", ("messages", i, "tools"), "list_type: 'tools' must be a list")
+            fail(provider, ("messages", i, "tools"), "list_type: 'tools' must be a list")
         for j, tool in enumerate(tools):
-            check_shape("kimi", schema("chat-tool"), tool, ("messages", i, "tools", j))
+            check_shape(provider, schema("chat-tool"), tool, ("messages", i, "tools", j))
     return {**payload, "messages": kept}, index_map
 
 
