@@ -34,7 +34,7 @@ from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.items import tool_item, tool_items
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks, copied
+from dtl_notebook._reuse.walks import Carried, Checkpoint, HistoryScan, Walks, copied
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -87,7 +87,7 @@ MAX_NEW_BLOCKS = 18  # beyond this, add an intermediate breakpoint so the lookba
 
 
 @dataclass
-class _Walked(Keyed):
+class _Walked(Carried):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
@@ -106,16 +106,6 @@ class _Walked(Keyed):
     pending_changes: list[tuple[int, list[str], str] | None] = field(default_factory=list)
     # the builder's block ends and how many of them are this state's (shared while appended to)
     block_ends: tuple[list[int], int] = ([], 0)
-
-    def copy(self) -> _Walked:
-        return copied(
-            self,
-            load_points=list(self.load_points),
-            server_loaded=set(self.server_loaded),
-            siblings=list(self.siblings),
-            pending_system=list(self.pending_system),
-            pending_changes=list(self.pending_changes),
-        )
 
 
 _walks: Walks[_Walked] = Walks(open_last=True)  # earlier walks, resumed as the transcript grew

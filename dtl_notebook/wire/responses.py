@@ -26,7 +26,7 @@ from typing import Any
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.items import tool_item, tool_items
 from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks, copied
+from dtl_notebook._reuse.walks import Carried, Checkpoint, HistoryScan, Walks, copied
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -65,7 +65,7 @@ LOADER_DESCRIPTION = (
 
 
 @dataclass
-class _Walked(Keyed):
+class _Walked(Carried):
     """The input walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
@@ -79,14 +79,6 @@ class _Walked(Keyed):
     load_points: list[LoadPoint] = field(default_factory=list)
     hosted_loaded: set[str] = field(default_factory=set)
     search_calls: set[str] = field(default_factory=set)
-
-    def copy(self) -> _Walked:
-        return copied(
-            self,
-            load_points=list(self.load_points),
-            hosted_loaded=set(self.hosted_loaded),
-            search_calls=set(self.search_calls),
-        )
 
 
 _walks: Walks[_Walked] = Walks()  # earlier input walks, resumed as the transcript grew
