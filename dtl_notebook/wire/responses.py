@@ -25,7 +25,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dtl_notebook._reuse.walks import Carried, HistoryScan, ResumableWalk
+from dtl_notebook._reuse.walks import Carried, ResumableWalk
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
@@ -51,8 +51,9 @@ from dtl_notebook.wire.request import (
     render_patch,
     stable_id,
 )
+from dtl_notebook.wire.responses_hosted import HOSTED_LOADED as _HOSTED_LOADED
 from dtl_notebook.wire.responses_hosted import hosted_tools
-from dtl_notebook.wire.responses_reply import parse, tool_names
+from dtl_notebook.wire.responses_reply import parse
 from dtl_notebook.wire.responses_tools import (
     PROVIDER,
     Setting,
@@ -301,17 +302,6 @@ class _Builder(ResumableWalk[_Walked]):
 
 def _renamed(spec: ToolSpec, name: str) -> ToolSpec:
     return spec if name == spec.name else spec.model_copy(update={"name": name})
-
-
-def _hosted_step(loaded: dict[str, None], message: Message) -> None:
-    """Tool names that OpenAI's hosted tool search loaded, in order."""
-    if isinstance(message, AssistantMessage):
-        for block in message.native_blocks:
-            if block.provider == PROVIDER and block.type == "tool_search_output":
-                loaded.update(dict.fromkeys(tool_names(block.data.get("tools") or [])))
-
-
-_HOSTED_LOADED: HistoryScan[dict[str, None]] = HistoryScan(dict, _hosted_step)
 
 
 def build(

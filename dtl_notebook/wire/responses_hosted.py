@@ -15,10 +15,13 @@ from operator import attrgetter
 
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.registry import Memo, active
+from dtl_notebook._reuse.walks import HistoryScan
+from dtl_notebook.agent.messages import AssistantMessage, Message
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
 from dtl_notebook.wire.native_changes import growth_note, kept_declared, pinned, versioned_specs
 from dtl_notebook.wire.request import JSON
+from dtl_notebook.wire.responses_reply import tool_names
 from dtl_notebook.wire.responses_tools import (
     PROVIDER,
     Setting,
@@ -69,6 +72,17 @@ def hosted_tools(setting: Setting, loaded: Container[str]) -> list[JSON]:
         )
     items = _hosted_items(registry, shown_tools, namespaces, replaced, later)
     return [*items, {"type": "tool_search"}, *tail]
+
+
+def _hosted_step(loaded: dict[str, None], message: Message) -> None:
+    """Tool names that OpenAI's hosted tool search loaded, in order."""
+    if isinstance(message, AssistantMessage):
+        for block in message.native_blocks:
+            if block.provider == PROVIDER and block.type == "tool_search_output":
+                loaded.update(dict.fromkeys(tool_names(block.data.get("tools") or [])))
+
+
+HOSTED_LOADED: HistoryScan[dict[str, None]] = HistoryScan(dict, _hosted_step)
 
 
 def _hosted_items(
