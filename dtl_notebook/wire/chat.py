@@ -1,11 +1,12 @@
-"""OpenAI Chat Completions: request JSON from a session, and responses back.
+"""OpenAI Chat Completions: request JSON from a session, and responses back (`parse`, from
+`wire.chat_reply`).
 
 Chat Completions has no deferred-loading protocol: every request carries the full active list,
 newly active tools at the end (activation order) so the longest prefix survives (tools are part
 of the cached prefix, order included: https://platform.openai.com/docs/guides/prompt-caching).
-System prompt
-patches go in as appended system messages, or (`system_updates="rerender"`) re-render the first
-system message, which rewrites the prefix.
+System prompt patches go in as appended system messages, or (`system_updates="rerender"`)
+re-render the first system message, which rewrites the prefix. The message walk is shared
+with Kimi (`chat_messages`) and the bridge (its carriers).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
     Message,
-    NativeBlock,
     NativePart,
     SystemUpdate,
     TextPart,
@@ -33,8 +33,8 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.chat_reply import PROVIDER, parse
 from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 from dtl_notebook.wire.request import (
     JSON,
     LoadPoint,
@@ -45,8 +45,17 @@ from dtl_notebook.wire.request import (
 )
 from dtl_notebook.wire.tool_changes import TOOL_CHANGES, ToolChanges, notice, update_text
 
-PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
+__all__ = [
+    "PROVIDER",
+    "SYSTEM_UPDATES",
+    "allowed_tools",
+    "build",
+    "chat_messages",
+    "function_items",
+    "function_json",
+    "parse",
+]
 
 
 _Ref = Callable[[], ToolSpec | None]
@@ -356,61 +365,3 @@ def allowed_tools(profile: ModelProfile, changes: ToolChanges, end: int) -> JSON
     names = sorted(changes.wire_name(n, end) for n in changes.visible)
     tools = [{"type": "function", "function": {"name": n}} for n in names]
     return {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": tools}}
-
-
-def parse(response: Any, model: str | None = None, provider: str = PROVIDER) -> Reply:
-    """A `ChatCompletion` (SDK object or dict) as a neutral assistant message. `content` may
-    be a text or (some compatible servers) a list of parts: text parts are kept as text, other
-    parts as native blocks; a `refusal` is kept as text and on `Reply.refusal`."""
-    data = as_dict(response, provider)
-    choices = require(data, "choices", list, provider, "")
-    if not choices:
-        raise ResponseFormatError(provider, "choices", "empty")
-    message = require(choices[0], "message", dict, provider, "choices.0")
-    content, refusals = _content(message.get("content"), provider)
-    refusal = message.get("refusal")
-    if refusal is not None and not isinstance(refusal, str):
-        raise ResponseFormatError(
-            provider, "choices.0.message.refusal", f"expected str, got {type(refusal).__name__}"
-        )
-    if refusal:  # on a line of its own after any text: the two are separate fields
-        content.append(TextPart(text=("\n" if content else "") + refusal))
-        refusals.append(refusal)
-    for i, call in enumerate(message.get("tool_calls") or []):
-        where = f"choices.0.message.tool_calls.{i}"
-        function = require(call, "function", dict, provider, where)
-        raw = require(function, "arguments", str, provider, f"{where}.function")
-        call_id = require(call, "id", str, provider, where)
-        name = require(function, "name", str, provider, f"{where}.function")
-        content.append(ToolCallPart(call=call_from_json(call_id, name, raw)))
-    usage = data.get("usage") or {}
-    if not isinstance(usage, dict):
-        raise ResponseFormatError(provider, "usage", "expected an object")
-    reply = AssistantMessage(content=content, provider=provider, model=data.get("model", model))
-    finish = choices[0].get("finish_reason")
-    return Reply(reply, usage, finish, [], data, refusal="".join(refusals) or None)
-
-
-def _content(
-    value: Any, provider: str
-) -> tuple[list[TextPart | ToolCallPart | NativePart], list[str]]:
-    """The message content as parts, and the refusal parts' texts."""
-    where = "choices.0.message.content"
-    if value is None or isinstance(value, str):
-        return ([TextPart(text=value)] if value else []), []
-    if not isinstance(value, list):
-        raise ResponseFormatError(
-            provider, where, f"expected str or a list of parts, got {type(value).__name__}"
-        )
-    parts: list[TextPart | ToolCallPart | NativePart] = []
-    refusals: list[str] = []
-    for j, part in enumerate(value):
-        kind = require(part, "type", str, provider, f"{where}.{j}")
-        if kind in ("text", "output_text", "refusal"):
-            field = "refusal" if kind == "refusal" else "text"
-            text = require(part, field, str, provider, f"{where}.{j}")
-            parts.extend([TextPart(text=text)] if text else [])
-            refusals.extend([text] if kind == "refusal" else [])
-        else:
-            parts.append(NativePart(block=NativeBlock(provider=provider, data=part)))
-    return parts, refusals
