@@ -8,15 +8,18 @@ transcript goes on from its value.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dtl_notebook._reuse import reset
 from dtl_notebook._reuse.prefix import GrowingSet
 from dtl_notebook._reuse.walks import Carried, ResumableWalk
+from dtl_notebook.wire import anthropic, chat, planning, responses
 
 
 class Transcript(list[str]):
@@ -59,7 +62,7 @@ class MoreCounts(Counts):
     calls: GrowingSet = field(default_factory=GrowingSet)
 
 
-class CountingWalk(ResumableWalk[Counts]):
+class CountingWalk(ResumableWalk[Counts, FakePlan]):
     def __init__(self, plan: FakePlan, state: Counts, notes: list[str]) -> None:
         super().__init__(plan, state, notes)
         self.stepped: list[int] = []
@@ -160,3 +163,20 @@ def test_the_kept_state_is_not_the_one_the_builder_goes_on_with() -> None:
     transcript.append("b")
     resumed = _walk(CountingWalk, FakePlan(transcript), Counts("user"))
     assert resumed.stepped == [1] and resumed.state.seen == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "kind", [anthropic._Walked, responses._Walked, chat._Walked, planning._PlanWalk]
+)
+def test_every_builder_state_copies_each_field_it_carries(kind: type[Carried]) -> None:
+    """The adapters' own walk states: every field but the key is copied, none shared."""
+    names = [f.name for f in dataclasses.fields(kind)]
+    key = {name: None for name in kind.KEY}
+    state = kind(**key)
+    twin = state.copy()
+    carried = [name for name in names if name not in kind.KEY]
+    assert carried and twin.key() == state.key()
+    for name in carried:
+        value = getattr(state, name)
+        if isinstance(value, (list, dict, set)):
+            assert getattr(twin, name) is not value and getattr(twin, name) == value, name

@@ -192,7 +192,10 @@ class Walks(Generic[S]):
         _WALKS.put_owned(key, transcript, entry)
 
 
-class ResumableWalk(Generic[S]):
+P = TypeVar("P", bound=Planned)
+
+
+class ResumableWalk(Generic[S, P]):
     """A builder's walk over a plan's messages from `plan.first`, resumed where the last walk
     of the same transcript and key stopped. `walk()` does it all: find the checkpoint, restore
     its payload messages (`out`), state and notes, `step` over the new messages only, `settle`,
@@ -205,7 +208,7 @@ class ResumableWalk(Generic[S]):
         super().__init_subclass__(**kwargs)
         cls._walks = Walks(open_last)  # one builder's checkpoints
 
-    def __init__(self, plan: Planned, state: S, notes: list[str]) -> None:
+    def __init__(self, plan: P, state: S, notes: list[str]) -> None:
         self.plan, self.state, self.notes = plan, state, notes
         self.out: list[JSON] = []  # the payload messages
 

@@ -104,7 +104,7 @@ def _content(parts: list[TextPart | ImagePart]) -> list[JSON]:
     return blocks
 
 
-class _Builder(ResumableWalk[_Walked], open_last=True):
+class _Builder(ResumableWalk[_Walked, Plan], open_last=True):
     """The messages, resumed from the last walk of the transcript (its last message stays
     open: the next turn may extend it)."""
 
@@ -112,7 +112,6 @@ class _Builder(ResumableWalk[_Walked], open_last=True):
         plan, profile = setting.plan, setting.profile
         state = _Walked(profile, setting.search, references, plan.first, setting.changes)
         super().__init__(plan, state, setting.notes)
-        self.plan: Plan = plan
         self.setting, self.references = setting, references
         self.collapse = not profile.mid_conversation_system  # system updates as user text
 
@@ -169,7 +168,7 @@ class _Builder(ResumableWalk[_Walked], open_last=True):
                 if change is not None:
                     index, names, kind = change
                     path = f"messages.{len(self.out) - 1}"
-                    self.state.load_points.append(LoadPoint(index, names, path, kind))
+                    state.load_points.append(LoadPoint(index, names, path, kind))
             state.pending_system, state.pending_changes = [], []
 
     def system_update(self, index: int, message: SystemUpdate | None) -> None:

@@ -175,7 +175,7 @@ def _system_message(text: str) -> JSON:
     return freeze({"role": "system", "content": text})  # type: ignore[no-any-return]
 
 
-class _HistoryWalk(ResumableWalk[_Walked]):
+class _HistoryWalk(ResumableWalk[_Walked, Plan]):
     """The messages after the system message, resumed from the last walk of the transcript."""
 
     def __init__(
@@ -192,7 +192,6 @@ class _HistoryWalk(ResumableWalk[_Walked]):
             provider, system_updates, plan.first, batch_tools is not None, changes, carrier
         )
         super().__init__(plan, settings, notes)
-        self.plan: Plan = plan
         self.provider, self.system_updates = provider, system_updates
         self.batch_tools, self.carrier = batch_tools, carrier
         empty = ToolChanges()

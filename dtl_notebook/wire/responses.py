@@ -104,7 +104,7 @@ def _output(message: ToolResultMessage) -> str | list[JSON]:
     return _user_content(message.content)
 
 
-class _Builder(ResumableWalk[_Walked]):
+class _Builder(ResumableWalk[_Walked, Plan]):
     """The input items after the instructions, resumed from the last walk of the transcript."""
 
     def __init__(self, setting: Setting) -> None:
@@ -113,7 +113,6 @@ class _Builder(ResumableWalk[_Walked]):
             setting.profile, setting.search, setting.load_mode, plan.first, setting.changes
         )
         super().__init__(plan, state, setting.notes)
-        self.plan: Plan = plan
         self.setting = setting
 
     def step(self, index: int, message: Message) -> None:
