@@ -136,23 +136,22 @@ class _Builder(ResumableWalk[_Walked, Plan]):
         redefined, and the new definitions in an `additional_tools` item (or a completed search
         pair); a versioned name where a name is redefined. `allowed_tools` (top level, outside
         the cached prefix) keeps the model to what it may call now."""
-        change = self.setting.tool_changes.changes.get(index)
+        setting = self.setting
+        change = setting.tool_changes.changes.get(index)
         if change is None:
             return
         fresh = [a for a in change.added if a.new]
-        if self.setting.search == "hosted":  # first definitions are declared among the registered
+        if setting.search == "hosted":  # first definitions are declared among the registered
             # tools, or (registered later) where the registration was recorded
-            fresh = (
-                [a for a in fresh if a.version > 1] if self.setting.profile.additional_tools else []
-            )
+            fresh = [a for a in fresh if a.version > 1] if setting.profile.additional_tools else []
         lines = notice(change, aliased=True)
         if lines:
             text = update_text(None, lines)
             self.out.append({"role": "developer", "content": text})
-        if fresh and self.setting.load_mode != "full_list":
+        if fresh and setting.load_mode != "full_list":
             specs = [_renamed(a.spec, a.alias if a.version > 1 else a.name) for a in fresh]
             names = [t.name for t in specs]
-            if self.setting.load_mode == "additional_tools":
+            if setting.load_mode == "additional_tools":
                 item = {"type": "additional_tools", "role": "developer"}
                 self.out.append({**item, "tools": function_items(specs)})
             else:
@@ -303,6 +302,13 @@ def _renamed(spec: ToolSpec, name: str) -> ToolSpec:
     return spec if name == spec.name else spec.model_copy(update={"name": name})
 
 
+def _declare(setting: Setting) -> list[JSON]:
+    """The top-level tools: every registered one under hosted search, else `declared_tools`."""
+    if setting.search == "hosted" and setting.load_mode != "full_list":
+        return hosted_tools(setting, _HOSTED_LOADED.scan(setting.plan))  # resumed, grown
+    return declared_tools(setting)
+
+
 def build(
     plan: Plan,
     profile: ModelProfile,
@@ -344,10 +350,7 @@ def build(
         )
     notes = list(plan.notes)
     setting = Setting(plan, profile, search, mode, registry, namespaces or {}, tool_changes, notes)
-    if search == "hosted" and mode != "full_list":
-        tools = hosted_tools(setting, _HOSTED_LOADED.scan(plan))  # resumed over the transcript
-    else:
-        tools = declared_tools(setting)
+    tools = _declare(setting)
     builder = _Builder(setting)
     builder.walk()
     choice = allowed_tools(setting, tools)
