@@ -4,9 +4,11 @@ A builder walks the transcript and appends payload messages. When the transcript
 list with the same `rewrites` (every message seen is still in place) and only grew, and
 everything else the walk reads is the same (the state's `key()`: provider, profile, options;
 and the load points of the messages seen), the payload messages made from the messages seen
-are the same too. The builder stores its state after the walk (`Checkpoint`, with its own
-typed `WalkState`) and the next build starts from a copy of it. Payload messages kept here go
-into later bodies as they are, so nothing may edit one after the walk: kept messages are
+are the same too. A builder is a `ResumableWalk`: it finds the checkpoint of the last walk
+(`Checkpoint`, with the builder's own `WalkState`, one dataclass), restores its messages,
+state and notes, steps over the new messages only and keeps a new checkpoint; the next build
+starts from a copy of it (`Carried`: made from the dataclass fields). Payload messages kept
+here go into later bodies as they are, so nothing may edit one after the walk: kept messages are
 frozen (`frozen`; the one a builder may still extend is kept as a private copy instead), and
 the breakpoint code copies a message and block before marking it. Checks find a frozen
 message unchanged by identity (`prefix.PrefixScan`).
@@ -15,17 +17,17 @@ message unchanged by identity (`prefix.PrefixScan`).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
 from dtl_notebook._reuse.frozen import FrozenDict, freeze
 from dtl_notebook._reuse.registry import Memo, active
 
 JSON = dict[str, Any]
 State = TypeVar("State")
-Self = TypeVar("Self", bound="WalkState")
 
 _WALKS = Memo("builder walks")  # (store, id(transcript), key) -> (ref, _Entry)
 _FOLDS = Memo("history scans")  # (scan, id(transcript)) -> (ref, _Fold)
@@ -38,7 +40,7 @@ class WalkState(Protocol):
 
     def key(self) -> tuple[Any, ...]: ...
 
-    def copy(self: Self) -> Self: ...
+    def copy(self) -> Self: ...
 
 
 T = TypeVar("T")
@@ -53,14 +55,41 @@ def copied(obj: T, /, **changes: Any) -> T:
     return new
 
 
-class Keyed:
-    """A `WalkState` base whose `key()` is the fields named in `KEY` (the settings the walk
-    read), in order."""
+# values a copy shares (immutable) and containers it copies shallowly
+_SHARED = frozenset({int, float, bool, str, bytes, tuple, frozenset, type(None)})
+_SHALLOW = frozenset({list, dict, set})
+
+
+class Carried:
+    """A `WalkState` base for a dataclass. The fields named in `KEY` are the settings the walk
+    read (`key()`, in order), shared by copies; every other field is what the walk carries
+    into the next messages, and `copy()` copies each of them: a list, dict or set shallowly,
+    any other mutable value with `copy.deepcopy` (its own `__deepcopy__` where it shares a
+    bulk), an immutable one not at all. The copy is made from the fields, so a field added
+    is carried without a line more."""
 
     KEY: ClassVar[tuple[str, ...]] = ()
 
     def key(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self.KEY)
+
+    def copy(self) -> Self:
+        kind = type(self)
+        carried = _CARRIED.get(kind)
+        if carried is None:  # all fields but the key, listed once per class
+            names = (f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
+            carried = _CARRIED[kind] = tuple(n for n in names if n not in self.KEY)
+        changes: dict[str, Any] = {}
+        for name in carried:
+            value = getattr(self, name)
+            if type(value) in _SHALLOW:
+                changes[name] = value.copy()
+            elif type(value) not in _SHARED:
+                changes[name] = copy.deepcopy(value)
+        return copied(self, **changes)
+
+
+_CARRIED: dict[type, tuple[str, ...]] = {}  # a Carried dataclass -> the fields a copy copies
 
 
 class Planned(Protocol):
@@ -68,6 +97,9 @@ class Planned(Protocol):
 
     @property
     def history(self) -> tuple[list[Any], int] | None: ...
+
+    @property
+    def first(self) -> int: ...
 
     @property
     def messages(self) -> Sequence[Any]: ...
@@ -158,6 +190,54 @@ class Walks(Generic[S]):
         entry = _Entry(rewrites, _loads_before(plan, checkpoint.seen), checkpoint)
         key = (self._number, id(transcript), checkpoint.state.key())
         _WALKS.put_owned(key, transcript, entry)
+
+
+P = TypeVar("P", bound=Planned)
+
+
+class ResumableWalk(Generic[S, P]):
+    """A builder's walk over a plan's messages from `plan.first`, resumed where the last walk
+    of the same transcript and key stopped. `walk()` does it all: find the checkpoint, restore
+    its payload messages (`out`), state and notes, `step` over the new messages only, `settle`,
+    and keep the new checkpoint. A subclass writes `step` (one transcript message), and
+    `settle` and `resumes` where it needs them; `open_last` as for `Walks`."""
+
+    _walks: ClassVar[Walks[Any]]
+
+    def __init_subclass__(cls, open_last: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._walks = Walks(open_last)  # one builder's checkpoints
+
+    def __init__(self, plan: P, state: S, notes: list[str]) -> None:
+        self.plan, self.state, self.notes = plan, state, notes
+        self.out: list[JSON] = []  # the payload messages
+
+    def step(self, index: int, message: Any) -> None:
+        """Add the payload for transcript message `index`."""
+        raise NotImplementedError
+
+    def settle(self) -> None:
+        """After the last message, before the state is kept (a count the next walk reuses)."""
+
+    def resumes(self, state: S) -> bool:
+        """Whether a checkpoint's state still holds for this build, beyond its key."""
+        return True
+
+    def walk(self) -> None:
+        plan, notes = self.plan, self.notes
+        found = self._walks.find(plan, self.state.key())
+        if found is not None and self.resumes(found.state):
+            self.out, self.state = found.messages, found.state
+            notes.extend(found.notes)
+            start, frozen, first_note = found.seen, found.frozen, len(notes) - len(found.notes)
+        else:
+            start, frozen, first_note = plan.first, 0, len(notes)
+        messages = plan.messages
+        for index in range(start, len(messages)):
+            self.step(index, messages[index])
+        self.settle()
+        kept = Checkpoint(len(messages), self.out, self.state, notes[first_note:], frozen)
+        self._walks.keep(plan, kept)  # keeps a copy of the state
 
 
 def _loads_before(plan: Planned, seen: int) -> list[tuple[int, list[Any]]]:

@@ -1,11 +1,12 @@
-"""OpenAI Chat Completions: request JSON from a session, and responses back.
+"""OpenAI Chat Completions: request JSON from a session, and responses back (`parse`, from
+`wire.chat_reply`).
 
 Chat Completions has no deferred-loading protocol: every request carries the full active list,
 newly active tools at the end (activation order) so the longest prefix survives (tools are part
 of the cached prefix, order included: https://platform.openai.com/docs/guides/prompt-caching).
-System prompt
-patches go in as appended system messages, or (`system_updates="rerender"`) re-render the first
-system message, which rewrites the prefix.
+System prompt patches go in as appended system messages, or (`system_updates="rerender"`)
+re-render the first system message, which rewrites the prefix. The message walk is shared
+with Kimi (`chat_messages`) and the bridge (its carriers).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from typing import Any
 from dtl_notebook._reuse.frozen import freeze
 from dtl_notebook._reuse.items import tool_item, tool_items
 from dtl_notebook._reuse.registry import active, memoized
-from dtl_notebook._reuse.walks import Checkpoint, Keyed, Walks, copied
+from dtl_notebook._reuse.walks import Carried, ResumableWalk
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
-    NativeBlock,
+    Message,
     NativePart,
     SystemUpdate,
     TextPart,
@@ -32,8 +33,8 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.chat_reply import PROVIDER, parse
 from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 from dtl_notebook.wire.request import (
     JSON,
     LoadPoint,
@@ -44,8 +45,17 @@ from dtl_notebook.wire.request import (
 )
 from dtl_notebook.wire.tool_changes import TOOL_CHANGES, ToolChanges, notice, update_text
 
-PROVIDER = "openai-chat"
 SYSTEM_UPDATES = ("append", "rerender")
+__all__ = [
+    "PROVIDER",
+    "SYSTEM_UPDATES",
+    "allowed_tools",
+    "build",
+    "chat_messages",
+    "function_items",
+    "function_json",
+    "parse",
+]
 
 
 _Ref = Callable[[], ToolSpec | None]
@@ -62,7 +72,7 @@ def _ref(tool: ToolSpec | None) -> _Ref:
 
 
 @dataclass
-class _Walked(Keyed):
+class _Walked(Carried):
     """The message walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
@@ -74,24 +84,13 @@ class _Walked(Keyed):
     batches: bool  # Kimi's tool declarations after each run of tool messages
     changes: str  # "keep" (soft removal, changes where they happened) or "rewrite"
     carrier: Carrier | None = None
-    batch: list[int] = field(default_factory=list)
+    batch: list[int] = field(default_factory=list)  # the open run of tool messages
+    # (row in the messages, index, names, load point kind)
     loads: list[tuple[int, int, list[str], str]] = field(default_factory=list)
     marked: dict[str, None] = field(default_factory=dict)
     # each name a batch looked up: its active and retired definitions then, held weakly (an
     # active tool's implementation may hold the session, which must stay free to go)
     reads: dict[str, tuple[_Ref, _Ref]] = field(default_factory=dict)
-
-    def copy(self) -> _Walked:
-        return copied(
-            self,
-            batch=list(self.batch),
-            loads=list(self.loads),
-            marked=dict(self.marked),
-            reads=dict(self.reads),
-        )
-
-
-_walks: Walks[_Walked] = Walks()  # earlier message walks, resumed as the transcript grew
 
 
 def function_json(tool: ToolSpec) -> JSON:
@@ -158,16 +157,16 @@ def chat_messages(
     head: list[JSON] = []
     if text:
         head.append(_system_message(text) if active() else {"role": "system", "content": text})
-    walk = _HistoryWalk(plan, provider, system_updates, batch_tools, tool_changes, carrier)
-    first_note = len(notes)  # the walk's notes follow: kept with its checkpoint
-    walk.resume(notes)
-    walk.run(notes, first_note)
+    walk = _HistoryWalk(plan, provider, system_updates, notes, batch_tools, tool_changes, carrier)
+    walk.walk()
+    if walk.state.batch:
+        walk.flush()
     out = head + walk.out
     points = [
         LoadPoint(index, names, f"messages.{len(head) + row}" + (".tools" * (kind == "load")), kind)
-        for row, index, names, kind in walk.loads
+        for row, index, names, kind in walk.state.loads
     ]
-    return out, points, set(walk.marked)
+    return out, points, set(walk.state.marked)
 
 
 @memoized("system messages")
@@ -176,7 +175,7 @@ def _system_message(text: str) -> JSON:
     return freeze({"role": "system", "content": text})  # type: ignore[no-any-return]
 
 
-class _HistoryWalk:
+class _HistoryWalk(ResumableWalk[_Walked, Plan]):
     """The messages after the system message, resumed from the last walk of the transcript."""
 
     def __init__(
@@ -184,85 +183,57 @@ class _HistoryWalk:
         plan: Plan,
         provider: str,
         system_updates: str,
+        notes: list[str],
         batch_tools: dict[str, ToolSpec] | None,
         changes: str = "keep",
         carrier: Carrier | None = None,
     ) -> None:
-        self.plan, self.provider, self.system_updates = plan, provider, system_updates
-        self.batch_tools, self.carrier = batch_tools, carrier
-        self.settings = _Walked(
+        settings = _Walked(
             provider, system_updates, plan.first, batch_tools is not None, changes, carrier
         )
+        super().__init__(plan, settings, notes)
+        self.provider, self.system_updates = provider, system_updates
+        self.batch_tools, self.carrier = batch_tools, carrier
         empty = ToolChanges()
         self.tool_changes = plan.tool_changes or empty if changes == "keep" else empty
-        self.out: list[JSON] = []
-        self.batch: list[int] = []
-        # (row in out, index, names, load point kind)
-        self.loads: list[tuple[int, int, list[str], str]] = []
-        self.marked: dict[str, None] = {}
-        # each tool name the batches looked up: its active and retired definitions then
-        self.reads: dict[str, tuple[_Ref, _Ref]] = {}
-        self.start = plan.first
-        self.frozen = 0  # leading messages of `out` known to be frozen
 
-    def resume(self, notes: list[str]) -> None:
-        found = _walks.find(self.plan, self.settings.key())
-        if found is None or not self._same_reads(found.state.reads):
-            return
-        self.start, self.out, self.frozen = found.seen, found.messages, found.frozen
-        walked = found.state
-        self.batch, self.loads, self.marked, self.reads = (
-            walked.batch,
-            walked.loads,
-            walked.marked,
-            walked.reads,
-        )
-        notes.extend(found.notes)
-
-    def _same_reads(self, reads: dict[str, tuple[_Ref, _Ref]]) -> bool:
+    def resumes(self, state: _Walked) -> bool:
+        """Whether each tool a batch looked up is still the same definition."""
         active, retired = self.batch_tools or {}, self.plan.retired
         return all(
-            active.get(name) is a() and retired.get(name) is r() for name, (a, r) in reads.items()
+            active.get(name) is a() and retired.get(name) is r()
+            for name, (a, r) in state.reads.items()
         )
 
-    def run(self, notes: list[str], first_note: int) -> None:
-        plan, out = self.plan, self.out
-        for index in range(self.start, len(plan.messages)):
-            message = plan.messages[index]
-            if self.batch and not isinstance(message, ToolResultMessage):
-                self.flush()
-            if isinstance(message, SystemUpdate):
-                patch = None
-                if self.system_updates == "append" and message.sections:
-                    patch = render_patch(dict(message.sections))
-                if self.carrier is None:
-                    self.change(index, patch)
-                else:  # the bridge carries tool changes in messages of its own
-                    if patch:
-                        out.append({"role": "system", "content": patch})
-                    out.extend(self.carrier(message))
-            elif isinstance(message, UserMessage):
-                out.append({"role": "user", "content": _user_content(message.content)})
-            elif isinstance(message, AssistantMessage):
-                wire = self.tool_changes.wire_name
-                out.append(_assistant(index, message, self.provider, notes, wire))
-            elif isinstance(message, ToolResultMessage):
-                if any(isinstance(p, ImagePart) for p in message.content):  # tool messages: text
-                    notes.append(
-                        f"tool result {message.call_id!r}: images dropped (text only here)"
-                    )
-                text = message.text
-                if message.is_error and not text.startswith("Error"):
-                    text = f"Error: {text}"
-                out.append({"role": "tool", "tool_call_id": message.call_id, "content": text})
-                self.batch.append(index)
-        state = copied(
-            self.settings, batch=self.batch, loads=self.loads, marked=self.marked, reads=self.reads
-        )
-        walked = Checkpoint(len(plan.messages), out, state, notes[first_note:], self.frozen)
-        _walks.keep(plan, walked)  # keeps a copy of the state
-        if self.batch:
+    def step(self, index: int, message: Message) -> None:
+        out = self.out
+        if self.state.batch and not isinstance(message, ToolResultMessage):
             self.flush()
+        if isinstance(message, SystemUpdate):
+            patch = None
+            if self.system_updates == "append" and message.sections:
+                patch = render_patch(dict(message.sections))
+            if self.carrier is None:
+                self.change(index, patch)
+            else:  # the bridge carries tool changes in messages of its own
+                if patch:
+                    out.append({"role": "system", "content": patch})
+                out.extend(self.carrier(message))
+        elif isinstance(message, UserMessage):
+            out.append({"role": "user", "content": _user_content(message.content)})
+        elif isinstance(message, AssistantMessage):
+            wire = self.tool_changes.wire_name
+            out.append(_assistant(index, message, self.provider, self.notes, wire))
+        elif isinstance(message, ToolResultMessage):
+            if any(isinstance(p, ImagePart) for p in message.content):  # tool messages: text
+                self.notes.append(
+                    f"tool result {message.call_id!r}: images dropped (text only here)"
+                )
+            text = message.text
+            if message.is_error and not text.startswith("Error"):
+                text = f"Error: {text}"
+            out.append({"role": "tool", "tool_call_id": message.call_id, "content": text})
+            self.state.batch.append(index)
 
     def change(self, index: int, patch: str | None) -> None:
         """A system update's patch and tool change: told in a system message (the
@@ -278,12 +249,12 @@ class _HistoryWalk:
         if fresh and self.batch_tools is not None:
             specs = [a.spec.model_copy(update={"name": a.alias}) for a in fresh]
             self.out.append({"role": "system", "tools": function_items(specs)})
-        self.loads.append((len(self.out) - 1, index, change.names, change.kind))
+        self.state.loads.append((len(self.out) - 1, index, change.names, change.kind))
 
     def flush(self) -> None:
         """Close a run of tool messages (Kimi: declare the tools its markers added); the
         tool changes its runs made follow."""
-        batch, self.batch = self.batch, []
+        batch, self.state.batch = self.state.batch, []
         self._flush_markers(batch)
         for index in batch:
             message = self.plan.messages[index]
@@ -294,6 +265,7 @@ class _HistoryWalk:
         if self.batch_tools is None:
             return
         active, retired = self.batch_tools, self.plan.retired
+        reads, marked = self.state.reads, self.state.marked
         specs: dict[str, ToolSpec] = {}
         for index in batch:
             message = self.plan.messages[index]
@@ -301,15 +273,15 @@ class _HistoryWalk:
             for name in message.added_tool_names or []:
                 if name in specs:
                     continue
-                self.reads[name] = (_ref(active.get(name)), _ref(retired.get(name)))
+                reads[name] = (_ref(active.get(name)), _ref(retired.get(name)))
                 if name in active:
                     specs[name] = message.snapshot(name) or active[name].spec()
-                    self.marked[name] = None
+                    marked[name] = None
                 elif name in retired:  # deactivated later: history keeps the definition
                     specs[name] = message.snapshot(name) or retired[name]
         if specs:
             self.out.append({"role": "system", "tools": function_items(specs.values())})
-            self.loads.append((len(self.out) - 1, batch[-1], list(specs), "load"))
+            self.state.loads.append((len(self.out) - 1, batch[-1], list(specs), "load"))
 
 
 def _assistant(
@@ -392,61 +364,3 @@ def allowed_tools(profile: ModelProfile, changes: ToolChanges, end: int) -> JSON
     names = sorted(changes.wire_name(n, end) for n in changes.visible)
     tools = [{"type": "function", "function": {"name": n}} for n in names]
     return {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": tools}}
-
-
-def parse(response: Any, model: str | None = None, provider: str = PROVIDER) -> Reply:
-    """A `ChatCompletion` (SDK object or dict) as a neutral assistant message. `content` may
-    be a text or (some compatible servers) a list of parts: text parts are kept as text, other
-    parts as native blocks; a `refusal` is kept as text and on `Reply.refusal`."""
-    data = as_dict(response, provider)
-    choices = require(data, "choices", list, provider, "")
-    if not choices:
-        raise ResponseFormatError(provider, "choices", "empty")
-    message = require(choices[0], "message", dict, provider, "choices.0")
-    content, refusals = _content(message.get("content"), provider)
-    refusal = message.get("refusal")
-    if refusal is not None and not isinstance(refusal, str):
-        raise ResponseFormatError(
-            provider, "choices.0.message.refusal", f"expected str, got {type(refusal).__name__}"
-        )
-    if refusal:  # on a line of its own after any text: the two are separate fields
-        content.append(TextPart(text=("\n" if content else "") + refusal))
-        refusals.append(refusal)
-    for i, call in enumerate(message.get("tool_calls") or []):
-        where = f"choices.0.message.tool_calls.{i}"
-        function = require(call, "function", dict, provider, where)
-        raw = require(function, "arguments", str, provider, f"{where}.function")
-        call_id = require(call, "id", str, provider, where)
-        name = require(function, "name", str, provider, f"{where}.function")
-        content.append(ToolCallPart(call=call_from_json(call_id, name, raw)))
-    usage = data.get("usage") or {}
-    if not isinstance(usage, dict):
-        raise ResponseFormatError(provider, "usage", "expected an object")
-    reply = AssistantMessage(content=content, provider=provider, model=data.get("model", model))
-    finish = choices[0].get("finish_reason")
-    return Reply(reply, usage, finish, [], data, refusal="".join(refusals) or None)
-
-
-def _content(
-    value: Any, provider: str
-) -> tuple[list[TextPart | ToolCallPart | NativePart], list[str]]:
-    """The message content as parts, and the refusal parts' texts."""
-    where = "choices.0.message.content"
-    if value is None or isinstance(value, str):
-        return ([TextPart(text=value)] if value else []), []
-    if not isinstance(value, list):
-        raise ResponseFormatError(
-            provider, where, f"expected str or a list of parts, got {type(value).__name__}"
-        )
-    parts: list[TextPart | ToolCallPart | NativePart] = []
-    refusals: list[str] = []
-    for j, part in enumerate(value):
-        kind = require(part, "type", str, provider, f"{where}.{j}")
-        if kind in ("text", "output_text", "refusal"):
-            field = "refusal" if kind == "refusal" else "text"
-            text = require(part, field, str, provider, f"{where}.{j}")
-            parts.extend([TextPart(text=text)] if text else [])
-            refusals.extend([text] if kind == "refusal" else [])
-        else:
-            parts.append(NativePart(block=NativeBlock(provider=provider, data=part)))
-    return parts, refusals

@@ -14,13 +14,12 @@ up, it plans from scratch. Either way the plan is the one a cold pass gives.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook._reuse.prefix import GrowingSet
 from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook._reuse.walks import copied
+from dtl_notebook._reuse.walks import Carried
 from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.sections import apply_patch
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
@@ -33,8 +32,9 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class _PlanWalk:
-    """Both passes' state at the end of the messages walked so far."""
+class _PlanWalk(Carried):
+    """Both passes' state at the end of the messages walked so far (`copy()`: each field
+    copied, `counted` sharing all but its newest ids)."""
 
     seen: int = 0
     failed: set[str] = field(default_factory=set)  # call ids answered by an error result
@@ -47,20 +47,6 @@ class _PlanWalk:
     retired: dict[str, ToolSpec] = field(default_factory=dict)
     marked: dict[str, None] = field(default_factory=dict)  # marked names, in order
     updates: int = 0  # SystemUpdates seen
-
-    def copy(self) -> _PlanWalk:
-        return copied(
-            self,
-            failed=set(self.failed),
-            counted=copy.deepcopy(self.counted),  # shares all but its newest ids
-            split_used=set(self.split_used),
-            deferred_names=set(self.deferred_names),
-            used=set(self.used),
-            loaded=set(self.loaded),
-            loads=dict(self.loads),
-            retired=dict(self.retired),
-            marked=dict(self.marked),
-        )
 
     def split_pass(self, messages: list[Message]) -> None:
         """The split's walk of `messages[seen:]` (all failed ids are known beforehand)."""

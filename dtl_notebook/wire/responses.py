@@ -13,25 +13,23 @@ Client `tool_search_call` / `tool_search_output` items are valid only next to a 
 client `tool_search` tool, so `load_mode="tool_search"` declares one from the first request (its
 parameters are those of the synthetic calls; the model is told to use the tool_search function).
 Tool search: https://platform.openai.com/docs/guides/tools-tool-search.
+
+Here: `build` and its input walk. What tools[] and tool_choice declare is
+`wire.responses_tools`, hosted search's tool list `wire.responses_hosted`, and `parse`
+comes from `wire.responses_reply`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from operator import attrgetter
 from typing import Any
 
-from dtl_notebook._reuse.frozen import FrozenDict, freeze
-from dtl_notebook._reuse.items import tool_item, tool_items
-from dtl_notebook._reuse.registry import Memo, active
-from dtl_notebook._reuse.walks import Checkpoint, HistoryScan, Keyed, Walks, copied
+from dtl_notebook._reuse.walks import Carried, ResumableWalk
 from dtl_notebook.agent.messages import (
     AssistantMessage,
     ImagePart,
     Message,
-    NativeBlock,
     NativePart,
     SystemUpdate,
     TextPart,
@@ -43,9 +41,7 @@ from dtl_notebook.agent.messages import (
 from dtl_notebook.agent.sections import render_sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
 from dtl_notebook.agent.tools import ToolRegistry, ToolSpec
-from dtl_notebook.wire.native_changes import growth_note, kept_declared, pinned, versioned_specs
 from dtl_notebook.wire.profiles import ModelProfile
-from dtl_notebook.wire.reply import Reply, ResponseFormatError, as_dict, call_from_json, require
 from dtl_notebook.wire.request import (
     JSON,
     LoadPoint,
@@ -55,17 +51,26 @@ from dtl_notebook.wire.request import (
     render_patch,
     stable_id,
 )
-from dtl_notebook.wire.tool_changes import TOOL_CHANGES, ToolChanges, notice, update_text
-
-PROVIDER = "openai-responses"
-LOADER_DESCRIPTION = (
-    "Records the tools that the tool_search function loaded. Call the tool_search function "
-    "to search for tools."
+from dtl_notebook.wire.responses_hosted import HOSTED_LOADED as _HOSTED_LOADED
+from dtl_notebook.wire.responses_hosted import hosted_tools
+from dtl_notebook.wire.responses_reply import parse
+from dtl_notebook.wire.responses_tools import (
+    PROVIDER,
+    Setting,
+    allowed_tools,
+    choose_mode,
+    declared_tools,
+    function_items,
+    function_json,
+    search_pair,
 )
+from dtl_notebook.wire.tool_changes import TOOL_CHANGES, notice, update_text
+
+__all__ = ["PROVIDER", "build", "parse"]
 
 
 @dataclass
-class _Walked(Keyed):
+class _Walked(Carried):
     """The input walk's state at a checkpoint: the settings it read (`key`) and what it
     carries into the next messages."""
 
@@ -79,41 +84,6 @@ class _Walked(Keyed):
     load_points: list[LoadPoint] = field(default_factory=list)
     hosted_loaded: set[str] = field(default_factory=set)
     search_calls: set[str] = field(default_factory=set)
-
-    def copy(self) -> _Walked:
-        return copied(
-            self,
-            load_points=list(self.load_points),
-            hosted_loaded=set(self.hosted_loaded),
-            search_calls=set(self.search_calls),
-        )
-
-
-_walks: Walks[_Walked] = Walks()  # earlier input walks, resumed as the transcript grew
-
-
-def function_json(tool: ToolSpec, deferred: bool = False) -> JSON:
-    """A function tool's item, made once per definition and shared by every body that
-    declares it (frozen: copy it to change it)."""
-    return tool_item(_function_json, tool, deferred)
-
-
-def function_items(tools: Iterable[ToolSpec]) -> list[JSON]:
-    """`function_json` of each tool (the same tools as last time are found at C speed)."""
-    return tool_items(_function_json, list(tools), False)
-
-
-def _function_json(tool: ToolSpec, deferred: bool) -> JSON:
-    out: JSON = {"type": "function", "name": tool.name}
-    if tool.description:
-        out["description"] = tool.description
-    out["parameters"] = tool.parameters
-    # our schemas need not meet strict mode's rules (every property required, no extra
-    # properties): https://platform.openai.com/docs/guides/function-calling
-    out["strict"] = False
-    if deferred:
-        out["defer_loading"] = True
-    return out
 
 
 def _user_content(parts: list[TextPart | ImagePart]) -> list[JSON]:
@@ -134,230 +104,92 @@ def _output(message: ToolResultMessage) -> str | list[JSON]:
     return _user_content(message.content)
 
 
-class _Builder:
-    def __init__(
-        self,
-        plan: Plan,
-        profile: ModelProfile,
-        search: str,
-        load_mode: str,
-        registry: ToolRegistry,
-        namespaces: dict[str, str],
-        changes: str = "rewrite",
-    ) -> None:
-        self.plan, self.profile, self.search = plan, profile, search
-        self.load_mode, self.registry, self.namespaces = load_mode, registry, namespaces
-        self.changes = changes
-        empty = ToolChanges()
-        self.tool_changes = plan.tool_changes or empty if changes == "keep" else empty
-        self.notes: list[str] = list(plan.notes)
-        self.input: list[JSON] = []
-        self.load_points: list[LoadPoint] = []
-        self.hosted_loaded: set[str] = set()
-        self.search_calls: set[str] = set()
+class _Builder(ResumableWalk[_Walked, Plan]):
+    """The input items after the instructions, resumed from the last walk of the transcript."""
 
-    def tools(self) -> list[JSON]:
-        split = self.plan.split
-        changes = self.tool_changes
-        if changes.changes and self.search == "client":
-            return self._declared_tools()
-        if self.load_mode == "full_list":
-            return function_items(self.plan.full_list())
-        immediate = list(split.immediate)
-        if self.search == "hosted":
-            return self._hosted(immediate)
-        if self.search == "native-client":
-            if changes.changes:  # what was shown stays shown, with its first definition
-                immediate = [t for t in changes.initial if t.name not in split.deferred]
-            local = next((t for t in immediate if t.name == TOOL_SEARCH), None)
-            tools = function_items([t for t in immediate if t.name != TOOL_SEARCH])
-            spec: JSON = {
-                "type": "tool_search",
-                "execution": "client",
-                "description": local.description if local else "Find tools.",
-            }
-            if local is not None:
-                spec["parameters"] = local.parameters
-            return [*tools, spec]
-        tools = function_items(immediate)
-        if self.load_mode == "tool_search":
-            tools.append(self._loader_declaration())
-        return tools
+    def __init__(self, setting: Setting) -> None:
+        plan = setting.plan
+        state = _Walked(
+            setting.profile, setting.search, setting.load_mode, plan.first, setting.changes
+        )
+        super().__init__(plan, state, setting.notes)
+        self.setting = setting
 
-    def _declared_tools(self) -> list[JSON]:
-        """The top-level tools of a session whose tool set changed: the initial tools with
-        their first definitions, a withdrawn one in its place (soft removal and
-        `allowed_tools` keep the list stable). In the full list, the tools loaded at markers
-        follow, then every definition the changes added (a redefinition under a versioned
-        name)."""
-        changes, split = self.tool_changes, self.plan.split
-        if self.load_mode != "full_list":
-            tools = function_items([t for t in changes.initial if t.name not in split.deferred])
-            if self.load_mode == "tool_search":
-                tools.append(self._loader_declaration())
-            return tools
-        return function_items(changes.declared_list())
-
-    def _renamed(self, spec: ToolSpec, name: str) -> ToolSpec:
-        return spec if name == spec.name else spec.model_copy(update={"name": name})
+    def step(self, index: int, message: Message) -> None:
+        if isinstance(message, SystemUpdate):
+            if message.sections:
+                text = render_patch(dict(message.sections))
+                self.out.append({"role": "developer", "content": text})
+            self.change(index)
+            if message.tools_registered:  # after the notice of a change offering them
+                self.registration(index, message)
+        elif isinstance(message, UserMessage):
+            self.out.append({"role": "user", "content": _user_content(message.content)})
+        elif isinstance(message, AssistantMessage):
+            self.assistant(index, message)
+        elif isinstance(message, ToolResultMessage):
+            self.result(index, message)
+            self.change(index)
 
     def change(self, index: int) -> None:
         """A tool change where it happened: a developer notice of what was withdrawn or
         redefined, and the new definitions in an `additional_tools` item (or a completed search
         pair); a versioned name where a name is redefined. `allowed_tools` (top level, outside
         the cached prefix) keeps the model to what it may call now."""
-        change = self.tool_changes.changes.get(index)
+        setting = self.setting
+        change = setting.tool_changes.changes.get(index)
         if change is None:
             return
         fresh = [a for a in change.added if a.new]
-        if self.search == "hosted":  # first definitions are declared among the registered
+        if setting.search == "hosted":  # first definitions are declared among the registered
             # tools, or (registered later) where the registration was recorded
-            fresh = [a for a in fresh if a.version > 1] if self.profile.additional_tools else []
+            fresh = [a for a in fresh if a.version > 1] if setting.profile.additional_tools else []
         lines = notice(change, aliased=True)
         if lines:
             text = update_text(None, lines)
-            self.input.append({"role": "developer", "content": text})
-        if fresh and self.load_mode != "full_list":
-            specs = [self._renamed(a.spec, a.alias if a.version > 1 else a.name) for a in fresh]
+            self.out.append({"role": "developer", "content": text})
+        if fresh and setting.load_mode != "full_list":
+            specs = [_renamed(a.spec, a.alias if a.version > 1 else a.name) for a in fresh]
             names = [t.name for t in specs]
-            if self.load_mode == "additional_tools":
+            if setting.load_mode == "additional_tools":
                 item = {"type": "additional_tools", "role": "developer"}
-                self.input.append({**item, "tools": function_items(specs)})
+                self.out.append({**item, "tools": function_items(specs)})
             else:
                 call_id = stable_id("dtl_tool_change_", str(index), ",".join(names))
-                self.input.extend(_search_pair(call_id, specs))
-        self.load_points.append(
-            LoadPoint(index, change.names, f"input.{len(self.input) - 1}", change.kind)
+                self.out.extend(search_pair(call_id, specs))
+        self.state.load_points.append(
+            LoadPoint(index, change.names, f"input.{len(self.out) - 1}", change.kind)
         )
 
     def registration(self, index: int, message: SystemUpdate) -> None:
         """Under hosted search, the tools that entered the registry here, declared in an
         `additional_tools` item (loaded: callable from here on, a load point) instead of among
         the tools registered at the start, so tools[] stays what earlier requests sent."""
-        later = self._registered_later()
+        later = self.setting.registered_later()
         specs = []
         for name in message.tools_registered:
-            spec = self.tool_changes.first.get(name)
-            if spec is None and name in self.registry:
-                spec = self.registry[name]
+            spec = self.setting.tool_changes.first.get(name)
+            if spec is None and name in self.setting.registry:
+                spec = self.setting.registry[name]
             if name in later and spec is not None:
                 specs.append(spec)
         if specs:
             item = {"type": "additional_tools", "role": "developer"}
-            self.input.append({**item, "tools": function_items(specs)})
-            path = f"input.{len(self.input) - 1}"
-            change = self.tool_changes.changes.get(index)
+            self.out.append({**item, "tools": function_items(specs)})
+            path = f"input.{len(self.out) - 1}"
+            change = self.setting.tool_changes.changes.get(index)
             offered = {a.name for a in change.added} if change is not None else set()
-            last = self.load_points[-1] if self.load_points else None
+            last = self.state.load_points[-1] if self.state.load_points else None
             if offered and last is not None and last.message_index == index:
                 # the change offering them: its definitions are here
-                self.load_points[-1] = replace(last, path=path)
+                self.state.load_points[-1] = replace(last, path=path)
             loads = [t.name for t in specs if t.name not in offered]
             if loads:  # only registered: loaded here, as a search would load them
-                self.load_points.append(LoadPoint(index, loads, path))
-
-    def allowed_tools(self, tools: list[JSON]) -> JSON | None:
-        """`tool_choice` restricting calls to the visible tools, where a declared tool is
-        withdrawn (or an old version of a redefined one still declared), None otherwise, or
-        where the model cannot name a tool declared outside the top-level list."""
-        changes = self.tool_changes
-        if not changes.changes or not self.profile.allowed_tools:
-            return None
-        if not changes.withdrawn and not changes.aliases:
-            return None
-        if self.search == "hosted":
-            self.notes.append(
-                "hosted tool search: allowed_tools would have to name every registered tool the "
-                "search may load, so withdrawn tools are told in a developer message only (calls "
-                "to them are refused locally)"
-            )
-            return None
-        end = len(self.plan.messages)
-        names = sorted(changes.wire_name(n, end) for n in changes.visible)
-        top = {t.get("name") for t in tools}
-        if not self.profile.allowed_tools_loaded and any(n not in top for n in names):
-            self.notes.append(
-                f"{self.profile.model} takes allowed_tools over top-level tools only and some "
-                "visible tools were loaded later: withdrawn tools are told in text only"
-            )
-            return None
-        allowed: list[JSON] = [{"type": "function", "name": n} for n in names]
-        if any(t.get("type") == "tool_search" for t in tools):
-            allowed.append({"type": "tool_search"})
-        return {"type": "allowed_tools", "mode": "auto", "tools": allowed}
-
-    def _loader_declaration(self) -> JSON:
-        """The client tool_search declaration that the synthetic search pairs need (client
-        search items are accepted only beside a declared client tool_search tool)."""
-        local = self.registry.get(TOOL_SEARCH) if TOOL_SEARCH in self.registry else None
-        spec: JSON = {"type": "tool_search", "execution": "client"}
-        spec["description"] = LOADER_DESCRIPTION
-        spec["parameters"] = (
-            local.parameters
-            if local is not None
-            else {"type": "object", "properties": {"query": {"type": "string"}}}
-        )
-        return spec
-
-    def _hosted(self, immediate: list[ToolSpec]) -> list[JSON]:
-        """Every registered tool, the shown ones first, then OpenAI's hosted search. After a
-        tool change what was shown stays shown with its first definition, a redefined tool
-        keeps its first one where it is declared, and a withdrawn tool no longer registered
-        stays declared after the search (native_changes)."""
-        changes = self.tool_changes
-        if changes.changes:
-            immediate = [t for t in changes.initial if t.name not in self.plan.split.deferred]
-        # a tool the hosted search loaded stays deferred when the session activates it
-        loaded = _HOSTED_LOADED.scan(self.plan)  # resumed over the grown transcript
-        # a tool registered after the start is declared where its registration was recorded
-        # (an additional_tools item), so the registry growing leaves tools[] as it was
-        later = self._registered_later()
-        shown = {
-            t.name
-            for t in immediate
-            if t.name != TOOL_SEARCH and t.name not in loaded and t.name not in later
-        }
-        shown_tools = [t for t in immediate if t.name in shown]
-        if not changes.changes:
-            return [
-                *_hosted_items(self.registry, shown_tools, self.namespaces, None, later),
-                {"type": "tool_search"},
-            ]
-        left_out = shown | later | {TOOL_SEARCH}
-        # a redefined tool loaded at a marker: its first definition is that load's snapshot
-        replaced = pinned(changes, left_out, lambda name: None)
-        note = growth_note(changes, PROVIDER) if not self._hosts_registrations() else None
-        if note:
-            self.notes.append(note)
-        kept = kept_declared(changes, self.registry, left_out)
-        tail = [function_json(t, True) for t in kept]
-        versioned = versioned_specs(changes) if not self.profile.additional_tools else []
-        if versioned:  # no additional_tools item can carry them: they go here instead
-            tail += function_items(versioned)
-            self.notes.append(
-                f"{self.profile.model} takes no additional_tools: tool(s) "
-                f"{[t.name for t in versioned]} are declared at the end of tools[] (tool prefix "
-                "changes: cache miss from there)"
-            )
-        items = _hosted_items(self.registry, shown_tools, self.namespaces, replaced, later)
-        return [*items, {"type": "tool_search"}, *tail]
-
-    def _hosts_registrations(self) -> bool:
-        """Whether tools registered after the start are declared where their registration was
-        recorded (hosted search with additional_tools items) rather than in tools[]."""
-        return (
-            self.search == "hosted"
-            and self.load_mode == "additional_tools"
-            and self.profile.additional_tools
-        )
-
-    def _registered_later(self) -> frozenset[str]:
-        """The names `_hosts_registrations` keeps out of tools[] (none where it does not)."""
-        return self.tool_changes.registered if self._hosts_registrations() else frozenset()
+                self.state.load_points.append(LoadPoint(index, loads, path))
 
     def call(self, call: ToolCall, index: int) -> JSON:
-        if self.search == "native-client" and call.name == TOOL_SEARCH:
-            self.search_calls.add(call.id)
+        if self.setting.search == "native-client" and call.name == TOOL_SEARCH:
+            self.state.search_calls.add(call.id)
             return {
                 "type": "tool_search_call",
                 "call_id": call.id,
@@ -372,7 +204,7 @@ class _Builder:
         item: JSON = {
             "type": "function_call",
             "call_id": call.id,
-            "name": self.tool_changes.wire_name(call.name, index),
+            "name": self.setting.tool_changes.wire_name(call.name, index),
             "arguments": arguments,
         }
         if call.namespace:  # a namespaced call carries the namespace beside the plain name
@@ -380,10 +212,10 @@ class _Builder:
         return item
 
     def result(self, index: int, message: ToolResultMessage) -> None:
-        specs = self.plan.loads.get(index, []) if self.load_mode != "full_list" else []
+        specs = self.plan.loads.get(index, []) if self.setting.load_mode != "full_list" else []
         names = [s.name for s in specs]
-        if message.call_id in self.search_calls:
-            self.input.append(
+        if message.call_id in self.state.search_calls:
+            self.out.append(
                 {
                     "type": "tool_search_output",
                     "call_id": message.call_id,
@@ -398,16 +230,16 @@ class _Builder:
                     "text, so the model sees an empty result"
                 )
             if specs:
-                self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
+                self.state.load_points.append(LoadPoint(index, names, f"input.{len(self.out) - 1}"))
             return
-        self.input.append(
+        self.out.append(
             {"type": "function_call_output", "call_id": message.call_id, "output": _output(message)}
         )
         if not specs:
             return
-        if self.load_mode == "additional_tools":
+        if self.setting.load_mode == "additional_tools":
             # tools become available where the item stands; its role can only be "developer"
-            self.input.append(
+            self.out.append(
                 {
                     "type": "additional_tools",
                     "role": "developer",
@@ -418,23 +250,25 @@ class _Builder:
             # a completed client search pair: the output answers its call by call_id, and the
             # id is derived from the names so that the bytes never change
             call_id = stable_id("dtl_tool_load_", message.call_id, ",".join(names))
-            self.input.extend(_search_pair(call_id, specs))
-        self.load_points.append(LoadPoint(index, names, f"input.{len(self.input) - 1}"))
+            self.out.extend(search_pair(call_id, specs))
+        self.state.load_points.append(LoadPoint(index, names, f"input.{len(self.out) - 1}"))
 
     def assistant(self, index: int, message: AssistantMessage) -> None:
         for part in message.content:
             if isinstance(part, TextPart):
                 if part.text:
-                    self.input.append({"role": "assistant", "content": part.text})
+                    self.out.append({"role": "assistant", "content": part.text})
             elif isinstance(part, ToolCallPart):
-                self.input.append(self.call(part.call, index))
+                self.out.append(self.call(part.call, index))
             elif isinstance(part, NativePart):
                 hosted_item = part.block.type.startswith("tool_search") and (
                     part.block.data.get("execution") == "server"
                 )
-                if part.block.provider == PROVIDER and (self.search == "hosted" or not hosted_item):
+                if part.block.provider == PROVIDER and (
+                    self.setting.search == "hosted" or not hosted_item
+                ):
                     # earlier output items are replayed verbatim, hosted search items included
-                    self.input.append(copy.deepcopy(part.block.data))
+                    self.out.append(copy.deepcopy(part.block.data))
                     if hosted_item and part.block.type == "tool_search_output":
                         self._hosted_load_point(index, part.block.data)
                 elif part.block.provider == PROVIDER:
@@ -458,164 +292,21 @@ class _Builder:
             for inner in members if isinstance(members, list) else [tool]:
                 if isinstance(inner, dict) and isinstance(inner.get("name"), str):
                     names.append(inner["name"])
-        new = [n for n in dict.fromkeys(names) if n not in self.hosted_loaded]
-        self.hosted_loaded.update(new)
+        new = [n for n in dict.fromkeys(names) if n not in self.state.hosted_loaded]
+        self.state.hosted_loaded.update(new)
         if new:
-            self.load_points.append(LoadPoint(index, new, f"input.{len(self.input) - 1}"))
-
-    def build_input(self) -> None:
-        plan = self.plan
-        settings = _Walked(self.profile, self.search, self.load_mode, plan.first, self.changes)
-        start = plan.first
-        resumed = _walks.find(plan, settings.key())
-        if resumed is not None:
-            start = resumed.seen
-            self.input = resumed.messages
-            self.notes.extend(resumed.notes)
-            walked = resumed.state
-            self.load_points, self.hosted_loaded = walked.load_points, walked.hosted_loaded
-            self.search_calls = walked.search_calls
-        notes_before = len(self.notes) - (len(resumed.notes) if resumed is not None else 0)
-        for index in range(start, len(plan.messages)):
-            message = plan.messages[index]
-            if isinstance(message, SystemUpdate):
-                if message.sections:
-                    text = render_patch(dict(message.sections))
-                    self.input.append({"role": "developer", "content": text})
-                self.change(index)
-                if message.tools_registered:  # after the notice of a change offering them
-                    self.registration(index, message)
-            elif isinstance(message, UserMessage):
-                self.input.append({"role": "user", "content": _user_content(message.content)})
-            elif isinstance(message, AssistantMessage):
-                self.assistant(index, message)
-            elif isinstance(message, ToolResultMessage):
-                self.result(index, message)
-                self.change(index)
-        state = copied(
-            settings,
-            load_points=self.load_points,
-            hosted_loaded=self.hosted_loaded,
-            search_calls=self.search_calls,
-        )
-        frozen = resumed.frozen if resumed is not None else 0
-        checkpoint = Checkpoint(
-            len(plan.messages), self.input, state, self.notes[notes_before:], frozen
-        )
-        _walks.keep(plan, checkpoint)  # keeps a copy of the state
+            self.state.load_points.append(LoadPoint(index, new, f"input.{len(self.out) - 1}"))
 
 
-def _search_pair(call_id: str, specs: list[ToolSpec]) -> list[JSON]:
-    """A completed client search pair loading `specs` (its output answers its call)."""
-    names = [s.name for s in specs]
-    call: JSON = {
-        "type": "tool_search_call",
-        "call_id": call_id,
-        "execution": "client",
-        "status": "completed",
-        "arguments": {"query": " ".join(names), "limit": len(names)},
-    }
-    output: JSON = {
-        "type": "tool_search_output",
-        "call_id": call_id,
-        "execution": "client",
-        "status": "completed",
-        "tools": [function_json(s, True) for s in specs],
-    }
-    return [call, output]
+def _renamed(spec: ToolSpec, name: str) -> ToolSpec:
+    return spec if name == spec.name else spec.model_copy(update={"name": name})
 
 
-def _hosted_items(
-    registry: ToolRegistry,
-    shown_tools: list[ToolSpec],
-    namespaces: dict[str, str],
-    replaced: dict[str, ToolSpec] | None = None,
-    left_out: frozenset[str] = frozenset(),
-) -> list[JSON]:
-    """The shown tools, then every other registered one deferred (a name in `replaced` with
-    that definition: the one it was first declared with; one in `left_out` not at all),
-    grouped by namespace: made once per registry version, shown tools, replacements, names
-    left out and namespace descriptions, and shared (frozen)."""
-    replaced = replaced or {}
-    key = (
-        id(registry),
-        registry.version,
-        tuple(map(id, shown_tools)),
-        tuple(sorted(namespaces.items())),
-        tuple((name, id(tool)) for name, tool in replaced.items()),
-        left_out,
-    )
-    found = _HOSTED_ITEMS.get(key) if active() else None
-    if found is not None:
-        return list(found[1])
-    tools = _hosted_groups(registry, shown_tools, namespaces, replaced, left_out)
-    if active() and all(type(item) is FrozenDict for item in tools):
-        _HOSTED_ITEMS.put_held(key, [registry, *shown_tools, *replaced.values()], tools)
-    return tools
-
-
-# (id(registry), its version, the shown tools' ids, namespace descriptions, the replacing
-# definitions' ids) -> (refs to the registry, the shown tools and the replacing definitions,
-# the items and frozen namespace groups)
-_HOSTED_ITEMS = Memo("hosted tool lists")
-
-
-def _hosted_groups(
-    registry: ToolRegistry,
-    shown_tools: list[ToolSpec],
-    namespaces: dict[str, str],
-    replaced: dict[str, ToolSpec],
-    left_out: frozenset[str],
-) -> list[JSON]:
-    hidden = {t.name for t in shown_tools} | left_out | {TOOL_SEARCH}
-    deferred: list[ToolSpec] = [t for t in registry if t.name not in hidden]
-    if replaced:
-        deferred = [replaced.get(t.name, t) for t in deferred]
-    items = tool_items(_function_json, shown_tools, False)
-    items += tool_items(_function_json, deferred, True)
-    every = [*shown_tools, *deferred]
-    if not any(map(attrgetter("namespace"), every)):
-        return items
-    tools: list[JSON] = []
-    groups: dict[str, JSON] = {}
-    for tool, item in zip(every, items, strict=True):
-        if tool.namespace is None:
-            tools.append(item)
-            continue
-        if tool.namespace not in groups:  # defer_loading stays on the members, never here
-            description = namespaces.get(tool.namespace, f"{tool.namespace} tools")
-            groups[tool.namespace] = {
-                "type": "namespace",
-                "name": tool.namespace,
-                "description": description,
-                "tools": [],
-            }
-            tools.append(groups[tool.namespace])
-        groups[tool.namespace]["tools"].append(item)
-    return [freeze(item) if item.get("type") == "namespace" else item for item in tools]
-
-
-def _hosted_step(loaded: dict[str, None], message: Message) -> None:
-    """Tool names that OpenAI's hosted tool search loaded, in order."""
-    if isinstance(message, AssistantMessage):
-        for block in message.native_blocks:
-            if block.provider == PROVIDER and block.type == "tool_search_output":
-                loaded.update(dict.fromkeys(_tool_names(block.data.get("tools") or [])))
-
-
-_HOSTED_LOADED: HistoryScan[dict[str, None]] = HistoryScan(dict, _hosted_step)
-
-
-def choose_mode(profile: ModelProfile, search: str, load_mode: str | None, plan: Plan) -> str:
-    """The load mode: the override (build_request checked it), else the best the model
-    supports, else the full list."""
-    if load_mode is not None:
-        return load_mode
-    if profile.additional_tools:
-        return "additional_tools"
-    if profile.tool_search_items or search != "client":  # native search implies the items
-        return "tool_search"
-    return "full_list"
+def _declare(setting: Setting) -> list[JSON]:
+    """The top-level tools: every registered one under hosted search, else `declared_tools`."""
+    if setting.search == "hosted" and setting.load_mode != "full_list":
+        return hosted_tools(setting, _HOSTED_LOADED.scan(setting.plan))  # resumed, grown
+    return declared_tools(setting)
 
 
 def build(
@@ -657,26 +348,28 @@ def build(
             f"{profile.model} supports neither additional_tools nor tool_search items: sending "
             "the full active list (tool prefix changes: cache miss)"
         )
-    builder = _Builder(plan, profile, search, mode, registry, namespaces or {}, tool_changes)
-    tools = builder.tools()
-    builder.build_input()
-    choice = builder.allowed_tools(tools)
+    notes = list(plan.notes)
+    setting = Setting(plan, profile, search, mode, registry, namespaces or {}, tool_changes, notes)
+    tools = _declare(setting)
+    builder = _Builder(setting)
+    builder.walk()
+    choice = allowed_tools(setting, tools)
     payload: JSON = {"model": profile.model}
     if plan.system:
         payload["instructions"] = render_sections(plan.system)
-    payload["input"] = builder.input
+    payload["input"] = builder.out
     if tools:
         payload["tools"] = tools
     if choice is not None:
         payload["tool_choice"] = choice
     payload.update(params)
     if diagnostics:
-        _request_diagnostics(payload, profile, previous_response_id, builder.notes)
+        _request_diagnostics(payload, profile, previous_response_id, notes)
     label = {"hosted": "native_hosted", "native-client": "native_client"}.get(search, mode)
     request = WireRequest(
-        PROVIDER, profile.model, payload, label, builder.load_points, builder.notes, profile
+        PROVIDER, profile.model, payload, label, builder.state.load_points, notes, profile
     )
-    request.aliases = dict(builder.tool_changes.aliases)
+    request.aliases = dict(setting.tool_changes.aliases)
     return request
 
 
@@ -695,79 +388,3 @@ def _request_diagnostics(
     else:
         options = dict(payload.get("prompt_cache_options") or {})
         payload["prompt_cache_options"] = {**options, "comparison_response_id": previous}
-
-
-def parse(response: Any, model: str | None = None) -> Reply:
-    """A Responses `Response` (SDK object or dict) as a neutral assistant message. A `failed`
-    response raises ProviderError (its error's code and message); an `incomplete` one keeps
-    `incomplete_details` on the Reply; a refusal is kept as text and on `Reply.refusal`."""
-    data = as_dict(response, PROVIDER)
-    items = require(data, "output", list, PROVIDER, "")
-    content: list[TextPart | ToolCallPart | NativePart] = []
-    loaded: list[str] = []
-    refusals: list[str] = []
-    for i, item in enumerate(items):
-        where = f"output.{i}"
-        kind = require(item, "type", str, PROVIDER, where)
-        if kind == "message":
-            for j, part in enumerate(require(item, "content", list, PROVIDER, where)):
-                ptype = require(part, "type", str, PROVIDER, f"{where}.content.{j}")
-                if ptype == "output_text":
-                    text = require(part, "text", str, PROVIDER, f"{where}.content.{j}")
-                    content.append(TextPart(text=text))
-                elif ptype == "refusal":
-                    refusal = require(part, "refusal", str, PROVIDER, f"{where}.content.{j}")
-                    content.append(TextPart(text=refusal))
-                    refusals.append(refusal)
-        elif kind == "function_call":
-            content.append(ToolCallPart(call=_function_call(item, where)))
-        elif kind == "tool_search_call" and item.get("execution") == "client":
-            call_id = require(item, "call_id", str, PROVIDER, where)
-            arguments = item.get("arguments")
-            call = ToolCall(
-                id=call_id,
-                name=TOOL_SEARCH,
-                arguments=arguments if isinstance(arguments, dict) else {},
-            )
-            content.append(ToolCallPart(call=call))
-        else:
-            if kind == "tool_search_output":
-                loaded.extend(_tool_names(item.get("tools") or []))
-            content.append(NativePart(block=NativeBlock(provider=PROVIDER, data=item)))
-    usage = data.get("usage") or {}
-    if not isinstance(usage, dict):
-        raise ResponseFormatError(PROVIDER, "usage", "expected an object")
-    message = AssistantMessage(content=content, provider=PROVIDER, model=data.get("model", model))
-    details = data.get("incomplete_details")
-    if details is not None and not isinstance(details, dict):
-        raise ResponseFormatError(PROVIDER, "incomplete_details", "expected an object")
-    return Reply(
-        message,
-        usage,
-        data.get("status"),
-        loaded,
-        data,
-        refusal="".join(refusals) or None,
-        incomplete_details=details if data.get("status") == "incomplete" else None,
-    )
-
-
-def _function_call(item: JSON, where: str) -> ToolCall:
-    call_id = require(item, "call_id", str, PROVIDER, where)
-    name = require(item, "name", str, PROVIDER, where)
-    raw = require(item, "arguments", str, PROVIDER, where)
-    namespace = item.get("namespace")
-    namespace = namespace if isinstance(namespace, str) and namespace else None  # kept as sent
-    return call_from_json(call_id, name, raw, namespace)
-
-
-def _tool_names(tools: list[Any]) -> list[str]:
-    names: list[str] = []
-    for tool in tools:
-        if not isinstance(tool, dict):
-            continue
-        if tool.get("type") == "namespace":
-            names.extend(_tool_names(tool.get("tools") or []))
-        elif isinstance(tool.get("name"), str):
-            names.append(tool["name"])
-    return names
