@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from dtl_notebook.cache.causes import BreakCause, Part
-from dtl_notebook.wire.anthropic import LOOKBACK_BLOCKS
+from dtl_notebook.wire.breakpoints import LOOKBACK_BLOCKS
 from dtl_notebook.wire.modes import PROVIDERS
 from dtl_notebook.wire.profiles import profile_for
 from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS
