@@ -50,6 +50,7 @@ class ToolExecution:
     registry: ToolRegistry
     _active: list[str]
     _running: bool
+    _withdrawn: dict[str, int | None]
     # the active set when the latest assistant message with tool calls was appended
     _called: tuple[AssistantMessage, frozenset[str]] | None
     _executing: ToolCall | None = None  # the call `execute` is running
@@ -64,6 +65,8 @@ class ToolExecution:
         def append(self, message: Message) -> Message: ...
 
         def activate(self, names: Iterable[str]) -> list[str]: ...
+
+        def check_loadable(self, names: Iterable[str], field: str) -> None: ...
 
         def timeline(self) -> ToolTimeline: ...
 
@@ -88,6 +91,7 @@ class ToolExecution:
         unknown = [n for n in names if n not in self.registry]
         if unknown:
             raise UnknownToolError(", ".join(unknown), "registered (named in a marker)")
+        self.check_loadable(names, "added_tool_names")
         call = self._pending(call_id)
         called = self._called
         if called is not None and any(c is call for c in called[0].tool_calls):
@@ -120,12 +124,12 @@ class ToolExecution:
                 f"({checks.shown(tool_call.model_dump(exclude_none=True))} vs "
                 f"{checks.shown(call.model_dump(exclude_none=True))}); execute the recorded call"
             )
-        before = list(self._active)
+        before, withdrawn = list(self._active), dict(self._withdrawn)
         self._running, self._executing = True, call
         try:
             content, reported = self._run(call)
         except BaseException as exc:
-            self._active = before
+            self._active, self._withdrawn = before, withdrawn
             self._running, self._executing = False, None
             if not isinstance(exc, Exception):
                 raise

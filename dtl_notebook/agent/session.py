@@ -92,6 +92,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         self._active: list[str] = []
         self._running = False  # inside a tool's own run (execute)
         self._queued: list[SystemUpdate] = []  # tool changes waiting for the end of a tool run
+        self._withdrawn: dict[str, int | None] = {}  # withdrawn tools -> their registry stamps
         self._timeline = ToolTimeline()
         self._initial_specs: dict[str, ToolSpec] = {}
         self._declared_order: list[str] = []
@@ -128,6 +129,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         scratch._held = None
         scratch._active = list(self._active)
         scratch._queued = list(self._queued)
+        scratch._withdrawn = dict(self._withdrawn)
         scratch._timeline = ToolTimeline()
         scratch._initial_specs = dict(self._initial_specs)
         scratch._declared_order = list(self._declared_order)

@@ -12,6 +12,11 @@ server whose list changed) is recorded the same way, at the next turn boundary, 
 `SystemUpdate.tools_registered` (with the changes queued there, if any): a native search
 declares it from that point on instead of among the tools registered at the start.
 
+A withdrawn tool stays withdrawn until it is re-added: no search finds it (the local
+`tool_search`, whatever its engine) and no load activates it (a search's hits, a provider's own
+search, a marker), and a call to it is refused. It is re-added by `redefine_tool`, by
+registering it again, or by naming it in `set_active_tools`.
+
 `tool_search` cannot be removed with `remove_tools`: it is how the model reaches every deferred
 tool (a session without it is built with `search=None`). `set_active_tools` still replaces the
 whole set, tool_search included, and records the removal.
@@ -47,6 +52,7 @@ class ToolSetChanges:
     # its place in the declared list, so request builders never reorder what was declared
     _declared_order: list[str]
     _registered_seen: int  # how many of the registry's arrivals are recorded (or initial)
+    _withdrawn: dict[str, int | None]  # name -> its registry stamp when it was withdrawn
 
     if TYPE_CHECKING:
 
@@ -83,6 +89,11 @@ class ToolSetChanges:
         if not self.messages:  # still the initial set
             self._active = wanted
             return
+        for name in wanted:  # named by the host: re-added
+            self._withdrawn.pop(name, None)
+        for name in self._active:
+            if name not in wanted:
+                self._withdrawn[name] = self.registry.stamp(name)
         if any(n not in wanted for n in self._active):
             self._declared_order = self.declared_order  # a removal: freeze the places first
             self._pin_withdrawn([n for n in self._active if n not in wanted])
@@ -100,10 +111,39 @@ class ToolSetChanges:
             self._record(removed, [self.registry[n].spec() for n in added])
 
     def activate(self, names: Iterable[str]) -> list[str]:
-        """Append tools to the active set; returns the names that were newly added."""
-        new = [n for n in dict.fromkeys(checks.name_list(names, "names")) if n not in self._active]
+        """Append tools to the active set; returns the names that were newly added. A withdrawn
+        tool is refused (re-add it first: `redefine_tool`, or `set_active_tools` naming it)."""
+        wanted = list(dict.fromkeys(checks.name_list(names, "names")))
+        self.check_loadable(wanted, "names")
+        new = [n for n in wanted if n not in self._active]
         self.set_active_tools([*self._active, *new])
         return new
+
+    def activate_found(self, names: Iterable[str]) -> list[str]:
+        """Activate what a search found (the local `tool_search`, or a provider's own search):
+        the registered tools that are not withdrawn; returns the names newly added."""
+        withdrawn = self.withdrawn()
+        found = checks.name_list(names, "names")
+        return self.activate([n for n in found if n in self.registry and n not in withdrawn])
+
+    def withdrawn(self) -> frozenset[str]:
+        """The tools withdrawn from the conversation and not re-added since: out of every
+        search and load, and a call to one is refused."""
+        registry = self.registry
+        return frozenset(
+            n for n, at in self._withdrawn.items() if at is not None and registry.stamp(n) == at
+        )
+
+    def check_loadable(self, names: Iterable[str], field: str) -> None:
+        """Refuse withdrawn tools among `names` (a load point, an activation)."""
+        withdrawn = self.withdrawn()
+        refused = [n for n in names if n in withdrawn]
+        if refused:
+            raise InvalidArgumentError(
+                f"{field}: tool(s) {', '.join(map(repr, refused))} were withdrawn from this "
+                "conversation and cannot be loaded; re-add them first (redefine_tool, "
+                "registering them again, or set_active_tools naming them)"
+            )
 
     def restore_active_tools(
         self, names: Iterable[str], declared_order: Iterable[str] = ()
@@ -119,6 +159,12 @@ class ToolSetChanges:
         self._declared_order = order
         self._queued = []
         self._registered_seen = len(self.registry.arrivals)  # the restored state records them
+        timeline, end = self.timeline(), len(self.messages)
+        self._withdrawn = {}
+        for name in timeline.names():  # withdrawn: its latest recorded change is a removal
+            last = timeline.last_change(name, end)
+            if last is not None and not last.added and name not in wanted:
+                self._withdrawn[name] = self.registry.stamp(name)
 
     @property
     def declared_order(self) -> list[str]:
@@ -134,7 +180,9 @@ class ToolSetChanges:
     def remove_tools(self, names: Iterable[str]) -> list[str]:
         """Withdraw active tools from the model (they stay registered); returns their names.
 
-        Recorded as a `SystemUpdate`; a later call to one of them gets an `is_error` result.
+        Recorded as a `SystemUpdate`. Until re-added (`redefine_tool`, registering it again, or
+        `set_active_tools` naming it) no search finds a withdrawn tool, no load activates it, and
+        a call to it gets an `is_error` result.
         """
         wanted = list(dict.fromkeys(checks.name_list(names, "names")))
         active = self.active_tools

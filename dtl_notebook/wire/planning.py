@@ -162,6 +162,7 @@ def plan(session: Session) -> Plan:
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
     the_plan.tool_changes = _tool_changes(session, messages, [t.name for t in tools])
+    the_plan.withdrawn = session.withdrawn()
     if rewrites is not None:
         the_plan.history = (transcript, rewrites)
     return the_plan

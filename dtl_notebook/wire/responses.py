@@ -323,6 +323,21 @@ class _Builder:
                 *_hosted_items(self.registry, shown_tools, self.namespaces, None, later),
                 {"type": "tool_search"},
             ]
+        # a withdrawn tool leaves the hosted catalog (one no longer registered too), or the
+        # search could load it again: OpenAI shows deferred names up front, so the rendered
+        # tools change there (a miss from that tool on); one shown from the start stays shown
+        gone = {
+            n
+            for n in changes.withdrawn
+            if n not in shown and (n in self.plan.withdrawn or n not in self.registry)
+        }
+        if gone:
+            self.notes.append(
+                f"hosted tool search: withdrawn tool(s) {sorted(gone)} are no longer declared, "
+                "so the search cannot load them (OpenAI shows deferred names up front: tool "
+                "prefix changes, cache miss from there)"
+            )
+        later = later | gone
         left_out = shown | later | {TOOL_SEARCH}
         # a redefined tool loaded at a marker: its first definition is that load's snapshot
         replaced = pinned(changes, left_out, lambda name: None)
