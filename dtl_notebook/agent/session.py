@@ -1,5 +1,6 @@
 """The session: registry, active set (tool_set.py), transcript with load points, prompt, the
-execution wrapper (execution.py) and tool sources such as MCP servers (tool_sources.py)."""
+execution wrapper (execution.py) and tool sources such as MCP servers (tool_sources.py; the
+MCP client itself is in live/)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
 from dtl_notebook.agent.tool_set import ToolSetChanges
-from dtl_notebook.agent.tool_sources import ToolSource, ToolSources
+from dtl_notebook.agent.tool_sources import ToolSource, ToolSources, connect
 from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
@@ -49,7 +50,7 @@ _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _NEUTRAL = (UserMessage, AssistantMessage, ToolResultMessage, SystemUpdate)
 
 
-class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
+class Session(ToolSetChanges, ToolExecution, PromptState):
     """One agent's provider-neutral state: the tool registry, the active tools, the system
     prompt sections and the transcript, from which `wire` builds each provider's request."""
 
@@ -97,7 +98,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         self._initial_specs: dict[str, ToolSpec] = {}
         self._declared_order: list[str] = []
         self._registered_seen = 0  # registry arrivals recorded (all before the first message)
-        self._sources: list[ToolSource] = []  # e.g. MCP connections, synced between turns
+        self._sources = ToolSources()  # e.g. MCP connections, synced between turns
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
         self.set_active_tools(active)
@@ -133,7 +134,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         scratch._timeline = ToolTimeline()
         scratch._initial_specs = dict(self._initial_specs)
         scratch._declared_order = list(self._declared_order)
-        scratch._sources = []  # a rehearsal never syncs the real MCP connections
+        scratch._sources = ToolSources()  # a rehearsal never syncs the real MCP connections
         scratch._open = scratch._called = None
         return scratch
 
@@ -159,6 +160,21 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
     def split(self) -> DeferredSplit:
         """split_deferred_tools over the active tools and this transcript."""
         return split_deferred_tools(self.tools(), self.messages)
+
+    # -- tool sources ---------------------------------------------------------------------
+    def between_turns(self) -> bool:
+        """Neither inside a tool's run nor with a tool call waiting for its result: where a
+        change of the tool set may be recorded."""
+        return not self._running and not self.pending_calls()
+
+    def connect_mcp(
+        self, command_or_url: str | list[str], namespace: str | None = None, timeout: float = 30.0
+    ) -> ToolSource:
+        """Connect an MCP server (a stdio command, as a list or a string, or a streamable
+        HTTP URL) and register its tools, deferred; see `dtl_notebook.live.mcp_client`."""
+        source: ToolSource = connect("mcp", self, command_or_url, namespace, timeout)
+        self._sources.add(source)
+        return source
 
     # -- the transcript -------------------------------------------------------------------
     def pending_calls(self) -> list[ToolCall]:
@@ -190,7 +206,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         message = UserMessage(content=parts(content))
         self._check(message)
         self._mark_start()
-        self._sync_sources()
+        self._sources.sync()
         self._anchor_queued()
         self._sync_prompt()
         self.messages.append(message)
@@ -235,7 +251,7 @@ class Session(ToolSetChanges, ToolExecution, PromptState, ToolSources):
         if isinstance(message, AssistantMessage) and message.tool_calls:
             self._called = (message, frozenset(self._active))
         elif isinstance(message, ToolResultMessage) and not self._running:
-            self._sync_sources()  # the end of a tool run is a turn boundary
+            self._sources.sync()  # the end of a tool run is a turn boundary
             self._anchor_queued()
         return message
 
