@@ -138,6 +138,29 @@ class Session(ToolSetChanges, ToolExecution, PromptState):
         scratch._open = scratch._called = None
         return scratch
 
+    def as_of(self, count: int, active_tools: Iterable[str] | None = None) -> Session:
+        """A scratch copy of the session as it stood after its first `count` messages (see
+        `scratch_copy`): those messages, and `active_tools` as they were then; by default the
+        tools the transcript shows the model could call there (an append outside a tool run
+        records nothing, so a caller that kept the active tools passes them)."""
+        if active_tools is None:
+            visible = self.visible_tools(count)  # checks `count`
+            active_tools = [n for n in self.declared_order if n in visible]
+            active_tools += sorted(visible.difference(active_tools))
+        else:
+            self.visible_tools(count)
+        registry = self.registry  # a tool unregistered since drops out, as from active_tools
+        scratch = self.scratch_copy()
+        scratch.messages = self._messages[:count]
+        order = self.declared_order_at(count)
+        scratch.restore_active_tools([n for n in active_tools if n in registry], order)
+        return scratch
+
+    def entered(self) -> dict[str, int]:
+        """Tool name -> the index of the tool result after which it entered the model's view
+        (its load point); tools in the prefix are not listed."""
+        return dict(self.timeline().entered)
+
     def checkpoint(self) -> tuple[Any, ...]:
         """What `rollback` needs to put the session back as it is now (a failed turn's undo)."""
         order = list(self._declared_order)

@@ -177,6 +177,21 @@ class ToolSetChanges:
         seen = set(frozen)
         return [*frozen, *(n for n in self._active if n not in seen)]
 
+    def declared_order_at(self, count: int) -> list[str]:
+        """The frozen declaration order as it stood after `count` messages: empty before the
+        first removal, else the names of `declared_order` declared by then (shown from the
+        start, or offered by a change before that point)."""
+        timeline = self.timeline()
+        removals = [e.position for e in timeline.log() if not e.added]
+        if not removals or removals[0] >= count:
+            return []
+        active = self._active
+        return [
+            n
+            for n in self._declared_order
+            if timeline.visible(n, 0, active) or any(e.position < count for e in timeline.events(n))
+        ]
+
     def remove_tools(self, names: Iterable[str]) -> list[str]:
         """Withdraw active tools from the model (they stay registered); returns their names.
 
