@@ -238,7 +238,7 @@ def test_bad_targets_are_named(target: object, error: type[Exception], needle: s
     before = s.registry.names()
     with pytest.raises(error, match=needle):
         s.connect_mcp(target, timeout=TIMEOUT)  # type: ignore[arg-type]
-    assert s.registry.names() == before and len(s._sources) == 0
+    assert s.registry.names() == before and len(s.sources) == 0
 
 
 def _hanging_servers() -> list[psutil.Process]:
@@ -271,4 +271,4 @@ def test_a_server_hung_while_connecting_is_stopped_with_its_thread(
         s.connect_mcp([sys.executable, str(HANGING), hang_at], timeout=timeout)
     assert _eventually(lambda: not _hanging_servers()), "the server process is still running"
     assert _eventually(lambda: not set(threading.enumerate()) - threads), "its thread is left"
-    assert len(s._sources) == 0 and s.registry.names() == ["tool_search"]
+    assert len(s.sources) == 0 and s.registry.names() == ["tool_search"]

@@ -1,17 +1,15 @@
-"""The session: registry, active set (tool_set.py), transcript with load points, prompt, the
-execution wrapper (execution.py) and tool sources such as MCP servers (tool_sources.py; the
-MCP client itself is in live/)."""
+"""The session: one agent's neutral state, built of owned parts it delegates to (the class
+docstring names them); the MCP client it connects lives in live/."""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from dtl_notebook._reuse.transcript import Transcript
-from dtl_notebook.agent import checks
+from dtl_notebook.agent import checks, session_copies, transcript_state
 from dtl_notebook.agent.execution import ToolExecution, ToolOutput
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.agent.messages import (
@@ -24,11 +22,11 @@ from dtl_notebook.agent.messages import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
-    parts,
 )
 from dtl_notebook.agent.prompt_state import CacheHazard, PromptState, cache_hazards
 from dtl_notebook.agent.search import LOCAL_ENGINES
 from dtl_notebook.agent.sections import Patch, Sections
+from dtl_notebook.agent.session_copies import Checkpoint
 from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
 from dtl_notebook.agent.storage import dump_session, load_session
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, SessionSearch, make_tool_search
@@ -36,20 +34,14 @@ from dtl_notebook.agent.tool_set import ToolSet
 from dtl_notebook.agent.tool_sources import ToolSource, ToolSources, connect
 from dtl_notebook.agent.tool_timeline import ToolTimeline
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
-from dtl_notebook.agent.transcript_state import (
-    TranscriptState,
-    assistant_message,
-    neutral_message,
-)
+from dtl_notebook.agent.transcript_state import TranscriptState
 
 
 class Session:
-    """One agent's provider-neutral state: the tool registry, the active tools, the system
-    prompt sections and the transcript, from which `wire` builds each provider's request.
-
-    It owns its collaborators and delegates to them: the transcript (transcript_state.py), the
-    tool set and the records of its changes (tool_set.py, tool_records.py), the execution
-    wrapper (execution.py), the prompt (prompt_state.py) and its tool sources."""
+    """One agent's provider-neutral state, from which `wire` builds each provider's request: the
+    registry, and the parts it owns and delegates to: `transcript` (transcript_state.py),
+    `tool_set` with its `records` (tool_set.py, tool_records.py), `execution` (execution.py),
+    `prompt_state` (prompt_state.py) and `sources` (tool_sources.py)."""
 
     def __init__(
         self,
@@ -60,12 +52,7 @@ class Session:
         sections: Mapping[str, str] | None = None,
     ) -> None:
         checks.text(system, "system", empty=True)
-        if isinstance(tools, str | bytes | Mapping | Tool) or not isinstance(tools, Iterable):
-            raise checks.type_error("tools", "a list of Tool objects", tools)
-        tools = list(tools)
-        strays = [i for i, t in enumerate(tools) if not isinstance(t, Tool)]
-        if strays:
-            raise checks.type_error(f"tools[{strays[0]}]", "a Tool", tools[strays[0]])
+        tools = checks.model_list(tools, Tool, "tools")
         if search is not None:
             checks.choice(search, "search engine", LOCAL_ENGINES)  # None: no tool_search
         if sections is not None:
@@ -83,21 +70,18 @@ class Session:
         self.transcript = TranscriptState()
         self.tool_set = ToolSet(self.registry, self)
         self.execution = ToolExecution(self.tool_set, self)
-        self._sources = ToolSources()  # e.g. MCP connections, synced between turns
+        self.sources = ToolSources()  # e.g. MCP connections, synced at turn boundaries
         if active is None:
             active = [TOOL_SEARCH] if search is not None else self.registry.names()
         self.set_active_tools(active)
 
     def __repr__(self) -> str:
-        return (
-            f"Session(tools={len(self.active_tools)}/{len(self.registry)}, "
-            f"messages={len(self.messages)}, search={self.search!r})"
-        )
+        tools, messages = f"{len(self.active_tools)}/{len(self.registry)}", len(self.messages)
+        return f"Session(tools={tools}, messages={messages}, search={self.search!r})"
 
     @property
     def messages(self) -> Transcript[Message]:
-        """The transcript: append-only by contract, every other change counted
-        (`Transcript.rewrites`). Assigning a list replaces it and counts as a rewrite."""
+        """The transcript (append-only; assigning a list replaces it, counted as a rewrite)."""
         return self.transcript.messages
 
     @messages.setter
@@ -114,51 +98,25 @@ class Session:
         self.prompt_state.sections = sections
 
     def scratch_copy(self) -> Session:
-        """A session to try a request on: the same registry, prompt and active tools (shared,
-        not copied), and a transcript of its own holding the same messages, so appending to it
-        leaves this session as it is."""
-        scratch = copy.copy(self)
-        scratch.transcript = self.transcript.copy()
-        scratch.prompt_state = self.prompt_state.copy()
-        scratch.tool_set = self.tool_set.copy_for(scratch)
-        scratch.execution = self.execution.copy_for(scratch.tool_set, scratch)
-        scratch._sources = ToolSources()  # a rehearsal never syncs the real MCP connections
-        return scratch
+        """A session to try a request on (see `session_copies.scratch_copy`)."""
+        return session_copies.scratch_copy(self)
 
     def as_of(self, count: int, active_tools: Iterable[str] | None = None) -> Session:
-        """A scratch copy of the session as it stood after its first `count` messages (see
-        `scratch_copy`): those messages, and `active_tools` as they were then; by default the
-        tools the transcript shows the model could call there (an append outside a tool run
-        records nothing, so a caller that kept the active tools passes them)."""
-        visible = self.visible_tools(count)  # checks `count`
-        if active_tools is None:
-            active_tools = [n for n in self.declared_order if n in visible]
-            active_tools += sorted(visible.difference(active_tools))
-        registry = self.registry  # a tool unregistered since drops out, as from active_tools
-        scratch = self.scratch_copy()
-        scratch.messages = self.messages[:count]
-        order = self.tool_set.declared_order_at(count)
-        scratch.restore_active_tools([n for n in active_tools if n in registry], order)
-        return scratch
+        """A scratch copy as the session stood after `count` messages (session_copies.py)."""
+        return session_copies.as_of(self, count, active_tools)
 
     def entered(self) -> dict[str, int]:
-        """Tool name -> the index of the tool result after which it entered the model's view
-        (its load point); tools in the prefix are not listed."""
+        """Tool name -> the index of the tool result after which it entered (its load point)."""
         return dict(self.timeline().entered)
 
-    def checkpoint(self) -> tuple[Any, ...]:
+    def checkpoint(self) -> Checkpoint:
         """What `rollback` needs to put the session back as it is now (a failed turn's undo)."""
-        order = self.tool_set.frozen_order
-        return list(self.messages), self.active_tools, copy.deepcopy(self.prompt), order
+        return session_copies.checkpoint(self)
 
-    def rollback(self, checkpoint: tuple[Any, ...]) -> None:
+    def rollback(self, checkpoint: Checkpoint) -> None:
         """The session as it was at `checkpoint`: its messages, active tools and prompt."""
-        messages, active, prompt, order = checkpoint
-        self.messages[:] = messages
-        self.restore_active_tools(active, order)
-        self.prompt = prompt
+        session_copies.rollback(self, checkpoint)
 
-    # -- the tool set (tool_set.py, tool_records.py) ---------------------------------------
     @property
     def active_tools(self) -> list[str]:
         """Active tool names in activation order (unregistered ones drop out)."""
@@ -168,11 +126,6 @@ class Session:
     def declared_order(self) -> list[str]:
         """Every tool name in the order a request declares it (a withdrawn one keeps its place)."""
         return self.tool_set.declared_order
-
-    @property
-    def initial_specs(self) -> Mapping[str, ToolSpec]:
-        """Initial definitions replaced since (no message records them)."""
-        return self.tool_set.records.initial_specs
 
     def tools(self) -> list[Tool]:
         """The active tools' current definitions, in activation order."""
@@ -229,8 +182,7 @@ class Session:
         self.tool_set.records.anchor_queued()
 
     def prepare_search(self) -> None:
-        """Build the local `tool_search` index now (otherwise the first search does), once per
-        registry version."""
+        """Build the local `tool_search` index now (otherwise the first search does)."""
         if self.searcher is not None:
             self.searcher.refresh()
 
@@ -238,7 +190,6 @@ class Session:
         """split_deferred_tools over the active tools and this transcript."""
         return split_deferred_tools(self.tools(), self.messages)
 
-    # -- the prompt (prompt_state.py) ------------------------------------------------------
     def desired_sections(self) -> dict[str, str]:
         """The sections the next turn should hold: the prompt plus the derived `tools` section."""
         return self.prompt_state.desired(self.tools())
@@ -255,7 +206,6 @@ class Session:
         """Deferred tools carrying a prompt snippet or guidelines."""
         return cache_hazards(self.split().deferred.values())
 
-    # -- execution (execution.py) ----------------------------------------------------------
     @property
     def running(self) -> bool:
         """Inside a tool's own run (`execute`)."""
@@ -279,37 +229,29 @@ class Session:
         """Run `name(**arguments)` for the call `execute` is running (a dispatcher tool)."""
         return self.execution.run_dispatched(name, arguments)
 
-    # -- tool sources ----------------------------------------------------------------------
     def between_turns(self) -> bool:
-        """Neither inside a tool's run nor with a tool call waiting for its result: where a
-        change of the tool set may be recorded."""
+        """Neither in a tool's run nor with a call waiting for its result (tool changes go here)."""
         return not self.execution.running and not self.pending_calls()
 
     def connect_mcp(
         self, command_or_url: str | list[str], namespace: str | None = None, timeout: float = 30.0
     ) -> ToolSource:
-        """Connect an MCP server (a stdio command, as a list or a string, or a streamable
-        HTTP URL) and register its tools, deferred; see `dtl_notebook.live.mcp_client`."""
+        """Connect an MCP server (stdio command or HTTP URL); its tools enter deferred (live/)."""
         source: ToolSource = connect("mcp", self, command_or_url, namespace, timeout)
-        self._sources.add(source)
+        self.sources.add(source)
         return source
 
-    # -- the transcript (transcript_state.py) ----------------------------------------------
     def pending_calls(self) -> list[ToolCall]:
         """Tool calls of the latest assistant message that have no result yet."""
         return self.transcript.pending_calls()
 
     def user(self, content: str | list[ContentPart]) -> UserMessage:
         """Start a turn: record any system prompt change (one update at most), then the text."""
-        if isinstance(content, str):
-            checks.text(content, "content")
-        elif not isinstance(content, list) or not content:
-            raise checks.type_error("content", "a non-empty string or list of parts", content)
-        message = UserMessage(content=parts(content))
+        message = transcript_state.user_message(content)
         self.transcript.check(message, self.registry)
         records = self.tool_set.records
         records.mark_start()
-        self._sources.sync()
+        self.sources.sync()
         records.anchor_queued()
         patch = self.section_patch()
         if patch:
@@ -324,22 +266,21 @@ class Session:
         native: Iterable[NativeBlock] = (),
     ) -> AssistantMessage:
         """Append an assistant message: text first, then native blocks, then tool calls."""
-        return self.append(assistant_message(text, tool_calls, native))  # type: ignore[return-value]
+        return self.append(transcript_state.assistant_message(text, tool_calls, native))  # type: ignore[return-value]
 
     def append(self, message: Message) -> Message:
         """Append a neutral message (a model, or its dict form) after checking it fits."""
-        message = neutral_message(message)
+        message = transcript_state.neutral_message(message)
         self.transcript.check(message, self.registry)
         self.tool_set.records.mark_start()
         self.messages.append(message)
         if isinstance(message, AssistantMessage) and message.tool_calls:
             self.execution.note_calls(message)
         elif isinstance(message, ToolResultMessage) and not self.execution.running:
-            self._sources.sync()  # the end of a tool run is a turn boundary
+            self.sources.sync()  # the end of a tool run is a turn boundary
             self.tool_set.records.anchor_queued()
         return message
 
-    # -- persistence ----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return dump_session(self)
 
@@ -350,9 +291,7 @@ class Session:
 
     @classmethod
     def load(
-        cls,
-        path: str | Path,
-        functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = (),
+        cls, path: str | Path, functions: Mapping[str, Callable[..., Any]] | Iterable[Tool] = ()
     ) -> Session:
         """Read a saved session; implementations are re-bound by tool name from `functions`."""
         checks.file_path(path, "path")

@@ -37,9 +37,6 @@ class Stored(Protocol):
     @property
     def active_tools(self) -> list[str]: ...
 
-    @property
-    def initial_specs(self) -> Mapping[str, ToolSpec]: ...
-
     def restore_active_tools(
         self, names: Iterable[str], declared_order: Iterable[str] = ()
     ) -> None: ...
@@ -67,7 +64,7 @@ def dump_session(session: Stored) -> dict[str, Any]:
         "sections": session.prompt.copy(),
         "messages": MESSAGES.dump_python(session.messages, mode="json", exclude_none=True),
     }
-    initial = session.initial_specs
+    initial = session.tool_set.records.initial_specs
     if initial:
         data["initial_tools"] = [t.model_dump(exclude_none=True) for t in initial.values()]
     order = session.tool_set.frozen_order

@@ -13,6 +13,7 @@ from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import TranscriptError, UnknownToolError
 from dtl_notebook.agent.messages import (
     AssistantMessage,
+    ContentPart,
     Message,
     NativeBlock,
     NativePart,
@@ -22,6 +23,7 @@ from dtl_notebook.agent.messages import (
     ToolCallPart,
     ToolResultMessage,
     UserMessage,
+    parts,
 )
 from dtl_notebook.agent.sections import check_section_name
 from dtl_notebook.agent.tools import ToolRegistry
@@ -44,6 +46,15 @@ def neutral_message(message: Any) -> Message:
             "message", "a UserMessage, AssistantMessage, ToolResultMessage or SystemUpdate", message
         )
     return message
+
+
+def user_message(content: str | list[ContentPart]) -> UserMessage:
+    """A user message of text or parts (checked)."""
+    if isinstance(content, str):
+        checks.text(content, "content")
+    elif not isinstance(content, list) or not content:
+        raise checks.type_error("content", "a non-empty string or list of parts", content)
+    return UserMessage(content=parts(content))
 
 
 def assistant_message(

@@ -161,9 +161,9 @@ def _tool_changes(session: Session, messages: list[Message], active: list[str]) 
         session.declared_order,
         active,  # the active tools' names, in activation order
         definition,
-        session.initial_specs.get,
+        session.tool_set.records.initial_specs.get,
         registry.__contains__,
-        (registry.version, tuple(map(id, session.initial_specs.values()))),
+        (registry.version, tuple(map(id, session.tool_set.records.initial_specs.values()))),
     )
 
 
