@@ -32,6 +32,11 @@ class SessionSearch:
         self.engine: SearchEngine = make_engine(engine)
         self._indexed: tuple[int, frozenset[str]] | None = None
 
+    @property
+    def indexed_version(self) -> int:
+        """The registry version the index was built from (-1: not built yet)."""
+        return self._indexed[0] if self._indexed is not None else -1
+
     def refresh(self) -> None:
         """Index the registry now if it (or the withdrawn tools) changed since the last index
         (the first search would). Withdrawn tools are left out of the index."""
