@@ -137,7 +137,7 @@ class ToolExecution:
                 raise
             return self._host.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
         self.running, self._executing = False, None
-        after = self.tool_set.activated
+        after = list(self.tool_set.activated)
         change = None
         names: list[str] = []
         if after[: len(before)] == before:

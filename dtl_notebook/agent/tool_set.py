@@ -15,7 +15,7 @@ whole set, tool_search included, and records the removal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError, UnknownToolError
@@ -47,9 +47,10 @@ class ToolSet:
         return twin
 
     @property
-    def activated(self) -> list[str]:
-        """The active names in activation order, unregistered ones included (a copy)."""
-        return list(self._active)
+    def activated(self) -> Sequence[str]:
+        """The active names in activation order, unregistered ones included (shared: read,
+        never edit; a tool run's before and after come from `run_state`)."""
+        return self._active
 
     @property
     def frozen_order(self) -> list[str]:
