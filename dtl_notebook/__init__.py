@@ -13,6 +13,7 @@ from dtl_notebook.agent import (
     ToolResultMessage,
     UserMessage,
 )
+from dtl_notebook.agent.tool_sources import ToolHost, ToolSource, register_connector
 
 __all__ = [
     "AssistantMessage",
@@ -26,6 +27,17 @@ __all__ = [
     "free_caches",
 ]
 __version__ = "0.1.0"
+
+
+def _connect_mcp(host: ToolHost, target: Any, namespace: str | None, timeout: float) -> ToolSource:
+    """`Session.connect_mcp`: the MCP client does I/O, so it lives in live/, imported when a
+    server is first connected."""
+    from dtl_notebook.live.mcp_client import McpConnection
+
+    return McpConnection(host, target, namespace=namespace, timeout=timeout)
+
+
+register_connector("mcp", _connect_mcp)
 
 
 def load_ipython_extension(ipython: Any) -> None:

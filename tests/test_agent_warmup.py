@@ -33,10 +33,10 @@ def test_warm_up_indexes_the_search_once_per_registry_version() -> None:
     assert session.searcher is not None
     warm_up(session, "anthropic", "claude-sonnet-4-6")
     engine = session.searcher.engine
-    indexed = session.searcher._indexed_version
+    indexed = session.searcher.indexed_version
     assert indexed == session.registry.version
     warm_up(session, "anthropic", "claude-sonnet-4-6")  # nothing changed: not re-indexed
-    assert session.searcher._indexed_version == indexed and session.searcher.engine is engine
+    assert session.searcher.indexed_version == indexed and session.searcher.engine is engine
     assert [t.name for t in session.searcher.search("thing 7", 1)] == ["tool_7"]
 
 
@@ -72,7 +72,7 @@ def test_a_switched_agent_warms_up_for_the_new_provider() -> None:
     session.registry.register(Tool("late", description="Registered late"))
     agent.switch("anthropic", "claude-sonnet-4-6")
     assert session.searcher is not None
-    assert session.searcher._indexed_version == session.registry.version
+    assert session.searcher.indexed_version == session.registry.version
 
 
 JSON_VALUES = st.recursive(

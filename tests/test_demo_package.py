@@ -156,10 +156,14 @@ def test_the_demo_never_imports_the_notebook_layer() -> None:
 
 
 def test_live_stays_small() -> None:
+    """The demo left live/; the MCP client moved in from the core (which does no I/O) and is
+    held to a budget of its own."""
     sizes = {
         p.name: len(p.read_text("utf-8").splitlines()) for p in (PACKAGE / "live").glob("*.py")
     }
-    assert sum(sizes.values()) < 2000 and max(sizes.values()) <= 300, sizes
+    assert max(sizes.values()) <= 300, sizes
+    mcp_client = sizes.pop("mcp_client.py") + sizes.pop("mcp_link.py")
+    assert sum(sizes.values()) < 2000 and mcp_client < 400, (sizes, mcp_client)
 
 
 CATALOG = {

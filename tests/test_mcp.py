@@ -5,23 +5,29 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
+import psutil
 import pytest
 
 from dtl_notebook import Session, ToolCall
 from dtl_notebook.agent import SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.errors import ArgumentTypeError, InvalidArgumentError
-from dtl_notebook.agent.mcp import McpConnection, McpError
 from dtl_notebook.live import Agent
+from dtl_notebook.live.mcp_client import McpConnection, McpError
 from dtl_notebook.wire import build_request
 
 from .test_native_tool_changes import CallIfVisible
 from .test_wire_support import strip_cache_control
 
 SERVER = [sys.executable, "-m", "dtl_notebook.demo.mcp_server"]
-TIMEOUT = 20
+# every wait below ends when the server is ready (its initialize answered, its port open);
+# this only bounds a server that never gets there, however busy the machine
+TIMEOUT = 180
+HANGING = Path(__file__).with_name("mcp_hanging_server.py")
 
 
 def _call(s: Session, tool: str, call_id: str, /, **arguments: object) -> ToolResultMessage:
@@ -33,6 +39,7 @@ def _call(s: Session, tool: str, call_id: str, /, **arguments: object) -> ToolRe
 def stdio() -> Iterator[tuple[Session, McpConnection]]:
     s = Session(system="Use the tools.")
     conn = s.connect_mcp(SERVER, timeout=TIMEOUT)
+    assert isinstance(conn, McpConnection)
     try:
         yield s, conn
     finally:
@@ -55,12 +62,12 @@ def http_url() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     )
     try:
         deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and server.poll() is None:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
-                time.sleep(0.1)
+                time.sleep(0.1)  # polled until the port opens, not a fixed wait
         else:
             pytest.fail("the demo MCP server did not start listening")
         yield f"http://127.0.0.1:{port}/mcp", server
@@ -231,4 +238,37 @@ def test_bad_targets_are_named(target: object, error: type[Exception], needle: s
     before = s.registry.names()
     with pytest.raises(error, match=needle):
         s.connect_mcp(target, timeout=TIMEOUT)  # type: ignore[arg-type]
-    assert s.registry.names() == before and s._sources == []
+    assert s.registry.names() == before and len(s.sources) == 0
+
+
+def _hanging_servers() -> list[psutil.Process]:
+    """The hanging servers this test process started and has not reaped."""
+    return [p for p in psutil.Process().children(recursive=True) if str(HANGING) in p.cmdline()]
+
+
+def _eventually(condition: Callable[[], bool]) -> bool:
+    """Whether `condition` holds, polled until it does (TIMEOUT bounds a hang)."""
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.parametrize(
+    ("hang_at", "timeout", "what"),
+    # the server never answers `hang_at`: the timeout is what ends the wait (for tools/list,
+    # long enough for initialize to be answered first however busy the machine)
+    [("initialize", 0.5, "connect"), ("tools/list", 10.0, "tools/list")],
+)
+def test_a_server_hung_while_connecting_is_stopped_with_its_thread(
+    hang_at: str, timeout: float, what: str
+) -> None:
+    threads = set(threading.enumerate())
+    s = Session()
+    with pytest.raises(McpError, match=f"did not answer {what} within"):
+        s.connect_mcp([sys.executable, str(HANGING), hang_at], timeout=timeout)
+    assert _eventually(lambda: not _hanging_servers()), "the server process is still running"
+    assert _eventually(lambda: not set(threading.enumerate()) - threads), "its thread is left"
+    assert len(s.sources) == 0 and s.registry.names() == ["tool_search"]

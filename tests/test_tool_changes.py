@@ -165,19 +165,27 @@ def test_the_fold_matches_a_plain_replay_and_withdrawn_tools_are_refused(
     s = Session(tools=[_tool(n) for n in NAMES], active=["tool_search", "t0", "t1"])
     s.user("go")
     visible = {"tool_search", "t0", "t1"}
+    withdrawn: set[str] = set()  # removed and not re-added: no load brings them back
     seen: dict[int, set[str]] = {}  # assistant message index -> what the model could call
     for step, (op, i) in enumerate(ops):
         name = NAMES[i]
         if op == "remove" and name in visible:
             s.remove_tools([name])
             visible.discard(name)
+            withdrawn.add(name)
         elif op == "load" and name not in visible:
             seen[len(s.messages)] = set(visible)
             s.assistant(tool_calls=[ToolCall(id=f"s{step}", name="tool_search")])
+            if name in withdrawn:
+                with pytest.raises(InvalidArgumentError, match=f"added_tool_names.*'{name}'"):
+                    s.tool_result(f"s{step}", "found", added_tool_names=[name])
+                s.tool_result(f"s{step}", "found")
+                continue
             s.tool_result(f"s{step}", "found", added_tool_names=[name])
             visible.add(name)
         elif op == "redefine":
             s.redefine_tool(Tool(name, description=f"{name}, version {step}", execute=lambda: 1))
+            withdrawn.discard(name)  # re-added: loadable again
         elif op == "call":
             seen[len(s.messages)] = set(visible)
             s.assistant(tool_calls=[ToolCall(id=f"c{step}", name=name)])

@@ -58,6 +58,10 @@ class Bridged(Protocol):
 
     def activate(self, names: Iterable[str]) -> list[str]: ...
 
+    def activate_found(self, names: Iterable[str]) -> list[str]: ...
+
+    def withdrawn(self) -> frozenset[str]: ...
+
     def redefine_tool(self, tool: Tool) -> Tool: ...
 
     def run_dispatched(self, name: str, arguments: dict[str, Any]) -> ToolOutput: ...
@@ -130,7 +134,7 @@ def make_bridge_search(session: Bridged) -> Tool:
 
     def run(query: str, limit: int = 5) -> str:
         hits = [t for t in searcher.search(query, limit + 1) if t.name != CALL_TOOL][:limit]
-        session.activate([t.name for t in hits])
+        session.activate_found([t.name for t in hits])
         return search_result(hits)
 
     return Tool(

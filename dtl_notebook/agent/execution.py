@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jsonschema import Draft202012Validator
 
@@ -28,8 +28,7 @@ from dtl_notebook.agent.messages import (
     parts,
 )
 from dtl_notebook.agent.tool_search import TOOL_SEARCH
-from dtl_notebook.agent.tool_timeline import ToolTimeline
-from dtl_notebook.agent.tools import ToolRegistry
+from dtl_notebook.agent.tool_set import ToolSet
 
 if TYPE_CHECKING:
     from dtl_notebook._reuse.transcript import Transcript
@@ -43,29 +42,34 @@ class ToolOutput:
     added_tool_names: list[str] | None = None
 
 
+class ExecutionHost(Protocol):
+    """What the execution reads of the session that owns it."""
+
+    @property
+    def messages(self) -> Transcript[Message]: ...
+
+    def pending_calls(self) -> list[ToolCall]: ...
+
+    def append(self, message: Message) -> Message: ...
+
+
 class ToolExecution:
-    """The execution half of `Session` (mixed in; the session supplies the transcript and the
-    active set)."""
+    """A session's execution wrapper: tool runs, and their results with markers."""
 
-    registry: ToolRegistry
-    _active: list[str]
-    _running: bool
-    # the active set when the latest assistant message with tool calls was appended
-    _called: tuple[AssistantMessage, frozenset[str]] | None
-    _executing: ToolCall | None = None  # the call `execute` is running
+    def __init__(self, tool_set: ToolSet, host: ExecutionHost) -> None:
+        self.tool_set, self.registry, self._host = tool_set, tool_set.registry, host
+        self.running = False  # inside a tool's own run
+        self._executing: ToolCall | None = None  # the call `execute` is running
+        # the active set when the latest assistant message with tool calls was appended
+        self._called: tuple[AssistantMessage, frozenset[str]] | None = None
 
-    if TYPE_CHECKING:
+    def copy_for(self, tool_set: ToolSet, host: ExecutionHost) -> ToolExecution:
+        """This wrapper for a scratch copy of its session: not running, no call seen."""
+        return ToolExecution(tool_set, host)
 
-        @property
-        def messages(self) -> Transcript[Message]: ...
-
-        def pending_calls(self) -> list[ToolCall]: ...
-
-        def append(self, message: Message) -> Message: ...
-
-        def activate(self, names: Iterable[str]) -> list[str]: ...
-
-        def timeline(self) -> ToolTimeline: ...
+    def note_calls(self, message: AssistantMessage) -> None:
+        """An assistant message with tool calls was appended: the active set it was made with."""
+        self._called = (message, frozenset(self.tool_set.activated))
 
     def tool_result(
         self,
@@ -88,16 +92,17 @@ class ToolExecution:
         unknown = [n for n in names if n not in self.registry]
         if unknown:
             raise UnknownToolError(", ".join(unknown), "registered (named in a marker)")
+        self.tool_set.check_loadable(names, "added_tool_names")
         call = self._pending(call_id)
         called = self._called
         if called is not None and any(c is call for c in called[0].tool_calls):
             before: Collection[str] = called[1]
         else:  # a call made before this session was loaded: whatever is active counts as before
-            before = self._active
+            before = self.tool_set.activated
         fresh = [n for n in names if n not in before]
         message = self._result(call, parts(content), is_error, fresh)
-        self.append(message)
-        self.activate(fresh)
+        self._host.append(message)
+        self.tool_set.activate(fresh)
         return message
 
     def execute(self, tool_call: ToolCall) -> ToolResultMessage:
@@ -120,18 +125,19 @@ class ToolExecution:
                 f"({checks.shown(tool_call.model_dump(exclude_none=True))} vs "
                 f"{checks.shown(call.model_dump(exclude_none=True))}); execute the recorded call"
             )
-        before = list(self._active)
-        self._running, self._executing = True, call
+        state = self.tool_set.run_state()
+        before = state[0]
+        self.running, self._executing = True, call
         try:
             content, reported = self._run(call)
         except BaseException as exc:
-            self._active = before
-            self._running, self._executing = False, None
+            self.tool_set.restore_run_state(state)
+            self.running, self._executing = False, None
             if not isinstance(exc, Exception):
                 raise
-            return self.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
-        self._running, self._executing = False, None
-        after = list(self._active)
+            return self._host.append(self._result(call, parts(_error_text(call, exc)), True, []))  # type: ignore[return-value]
+        self.running, self._executing = False, None
+        after = list(self.tool_set.activated)
         change = None
         names: list[str] = []
         if after[: len(before)] == before:
@@ -145,7 +151,7 @@ class ToolExecution:
                 added=[n for n in after if n not in before],
             )
         message = self._result(call, content, False, names, change)
-        return self.append(message)  # type: ignore[return-value]
+        return self._host.append(message)  # type: ignore[return-value]
 
     def run_dispatched(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
         """Run `name(**arguments)` for the call `execute` is running, as a dispatcher tool does
@@ -166,7 +172,7 @@ class ToolExecution:
         return ToolOutput(content, reported)
 
     def _pending(self, call_id: str) -> ToolCall:
-        for call in self.pending_calls():
+        for call in self._host.pending_calls():
             if call.id == call_id:
                 return call
         raise TranscriptError(f"tool call {call_id!r} is not pending in the transcript")
@@ -212,23 +218,23 @@ class ToolExecution:
     def _refusal(self, call: ToolCall) -> str | None:
         """Why the model may not call this tool where it did, or None."""
         position = self._call_position(call)
-        timeline = self.timeline()
-        if not timeline.visible(call.name, position, self._active):
+        timeline, active = self.tool_set.timeline(), self.tool_set.activated
+        if not timeline.visible(call.name, position, active):
             last = timeline.last_change(call.name, position)
             if last is not None and not last.added:
                 return (
                     f"tool {call.name!r} was removed from this conversation (after message "
                     f"{last.position}) and is not active here; it cannot be called"
                 )
-            how = f": find it with {TOOL_SEARCH} first" if TOOL_SEARCH in self._active else ""
+            how = f": find it with {TOOL_SEARCH} first" if TOOL_SEARCH in active else ""
             return f"tool {call.name!r} is registered but not active at this point{how}"
-        if call.name not in self._active:
+        if call.name not in active:
             return f"tool {call.name!r} is registered but not active in this session"
         return None
 
     def _call_position(self, call: ToolCall) -> int:
         called = self._called
-        messages = self.messages
+        messages = self._host.messages
         if called is not None and any(c is call for c in called[0].tool_calls):
             for index in range(len(messages) - 1, -1, -1):
                 if messages[index] is called[0]:

@@ -3,13 +3,13 @@ model holds now (replayed from the transcript's updates), and the patch between 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dtl_notebook.agent.messages import Message, SystemUpdate
-from dtl_notebook.agent.sections import Sections, apply_patch, diff_sections, tools_section
-from dtl_notebook.agent.split import DeferredSplit
-from dtl_notebook.agent.tools import Tool
+from dtl_notebook.agent.sections import Patch, Sections, apply_patch, diff_sections, tools_section
+from dtl_notebook.agent.tools import Tool, ToolSpec
 
 if TYPE_CHECKING:
     from dtl_notebook._reuse.transcript import Transcript
@@ -30,26 +30,22 @@ class CacheHazard:
 
 
 class PromptState:
-    """The system-prompt half of `Session` (mixed in)."""
+    """A session's system prompt: the sections it holds (`sections`, the session's `prompt`)
+    and the ones the model holds, replayed from the transcript."""
 
-    prompt: Sections
-    _messages: Transcript[Message]
-    # the held sections at the end of the transcript seen: (transcript, rewrites, seen, held)
-    _held: tuple[Transcript[Message], int, int, dict[str, str]] | None
+    def __init__(self, sections: Sections) -> None:
+        self.sections = sections
+        # the held sections at the end of the transcript seen: (transcript, rewrites, seen, held)
+        self._held: tuple[Transcript[Message], int, int, dict[str, str]] | None = None
 
-    if TYPE_CHECKING:
+    def copy(self) -> PromptState:
+        """The same sections (shared) with a replay of its own, for a scratch copy."""
+        return PromptState(self.sections)
 
-        @property
-        def messages(self) -> Transcript[Message]: ...
-
-        def tools(self) -> list[Tool]: ...
-
-        def split(self) -> DeferredSplit: ...
-
-    def desired_sections(self) -> dict[str, str]:
+    def desired(self, tools: list[Tool]) -> dict[str, str]:
         """The sections the next turn should hold: the prompt plus the derived `tools` section."""
-        sections = self.prompt.copy()
-        derived = tools_section(self.tools())
+        sections = self.sections.copy()
+        derived = tools_section(tools)
         if derived and "tools" not in sections:
             ordered = {k: v for k, v in sections.items() if k == "preamble"}
             ordered["tools"] = derived
@@ -57,10 +53,11 @@ class PromptState:
             sections = ordered
         return sections
 
-    def held_sections(self) -> dict[str, str]:
+    def held(self, transcript: Transcript[Message]) -> dict[str, str]:
         """The sections the model holds now, replayed from the transcript (from where the last
         replay stopped, while the transcript only grew)."""
-        transcript, held, start = self._messages, {}, 0
+        held: dict[str, str] = {}
+        start = 0
         memo = self._held  # its dict is never edited: apply_patch makes a new one
         same = memo is not None and memo[0] is transcript and memo[1] == transcript.rewrites
         if memo is not None and same and memo[2] <= len(transcript):
@@ -71,16 +68,17 @@ class PromptState:
         self._held = (transcript, transcript.rewrites, len(transcript), held)
         return dict(held)
 
-    def cache_hazards(self) -> list[CacheHazard]:
-        """Deferred tools carrying a prompt snippet or guidelines."""
-        hazards = []
-        for tool in self.split().deferred.values():
-            fields = tuple(f for f in ("prompt_snippet", "prompt_guidelines") if getattr(tool, f))
-            if fields:
-                hazards.append(CacheHazard(tool.name, fields))
-        return hazards
+    def patch(self, transcript: Transcript[Message], tools: list[Tool]) -> Patch | None:
+        """What a `SystemUpdate` must change for the model to hold the desired sections (None:
+        nothing)."""
+        return diff_sections(self.held(transcript), self.desired(tools))
 
-    def _sync_prompt(self) -> None:
-        patch = diff_sections(self.held_sections(), self.desired_sections())
-        if patch:
-            self.messages.append(SystemUpdate(sections=patch))
+
+def cache_hazards(deferred: Iterable[ToolSpec]) -> list[CacheHazard]:
+    """Deferred tools carrying a prompt snippet or guidelines."""
+    hazards = []
+    for tool in deferred:
+        fields = tuple(f for f in ("prompt_snippet", "prompt_guidelines") if getattr(tool, f))
+        if fields:
+            hazards.append(CacheHazard(tool.name, fields))
+    return hazards

@@ -21,6 +21,7 @@ from dtl_notebook.agent.messages import MESSAGES, Message
 from dtl_notebook.agent.search import LocalEngine
 from dtl_notebook.agent.sections import Sections
 from dtl_notebook.agent.tool_search import TOOL_SEARCH, make_tool_search
+from dtl_notebook.agent.tool_set import ToolSet
 from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
 
@@ -31,6 +32,7 @@ class Stored(Protocol):
     registry: ToolRegistry
     prompt: Sections
     messages: list[Any]
+    tool_set: ToolSet
 
     @property
     def active_tools(self) -> list[str]: ...
@@ -62,10 +64,10 @@ def dump_session(session: Stored) -> dict[str, Any]:
         "sections": session.prompt.copy(),
         "messages": MESSAGES.dump_python(session.messages, mode="json", exclude_none=True),
     }
-    initial = getattr(session, "_initial_specs", {})
+    initial = session.tool_set.records.initial_specs
     if initial:
         data["initial_tools"] = [t.model_dump(exclude_none=True) for t in initial.values()]
-    order = getattr(session, "_declared_order", [])
+    order = session.tool_set.frozen_order
     if order:  # frozen at a removal: withdrawn tools keep their places in requests
         data["declared_order"] = list(order)
     return data
@@ -205,7 +207,7 @@ def _rebuild_steps(
         yield f"active[{i}]", partial(session.registry.get, name)
     yield "active", partial(session.restore_active_tools, stored.active, stored.declared_order)
     for i, spec in enumerate(stored.initial_tools):
-        yield f"initial_tools[{i}]", partial(session._initial_specs.__setitem__, spec.name, spec)
+        yield f"initial_tools[{i}]", partial(session.tool_set.records.pin_initial, spec)
 
 
 def _register(

@@ -15,7 +15,9 @@ class Searchable(Protocol):
 
     registry: ToolRegistry
 
-    def activate(self, names: Iterable[str]) -> list[str]: ...
+    def activate_found(self, names: Iterable[str]) -> list[str]: ...
+
+    def withdrawn(self) -> frozenset[str]: ...
 
 
 TOOL_SEARCH = "tool_search"
@@ -28,14 +30,22 @@ class SessionSearch:
     def __init__(self, session: Searchable, engine: str) -> None:
         self.session = session
         self.engine: SearchEngine = make_engine(engine)
-        self._indexed_version = -1
+        self._indexed: tuple[int, frozenset[str]] | None = None
+
+    @property
+    def indexed_version(self) -> int:
+        """The registry version the index was built from (-1: not built yet)."""
+        return self._indexed[0] if self._indexed is not None else -1
 
     def refresh(self) -> None:
-        """Index the registry now if it changed since the last index (the first search would)."""
+        """Index the registry now if it (or the withdrawn tools) changed since the last index
+        (the first search would). Withdrawn tools are left out of the index."""
         registry = self.session.registry
-        if self._indexed_version != registry.version:
-            self.engine.index([t for t in registry if t.name != TOOL_SEARCH])
-            self._indexed_version = registry.version
+        key = (registry.version, self.session.withdrawn())
+        if self._indexed != key:
+            left_out = key[1] | {TOOL_SEARCH}
+            self.engine.index([t for t in registry if t.name not in left_out])
+            self._indexed = key
 
     def search(self, query: str, limit: int = 5) -> list[Tool]:
         self.refresh()
@@ -58,7 +68,7 @@ def make_tool_search(
 
     def run(query: str, limit: int = 5) -> str:
         hits = searcher.search(query, limit)
-        session.activate([t.name for t in hits])
+        session.activate_found([t.name for t in hits])
         return json.dumps(
             {"tools": [{"name": t.name, "description": t.description} for t in hits]},
             ensure_ascii=False,

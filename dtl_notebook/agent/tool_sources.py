@@ -1,63 +1,76 @@
 """Tool sources: outside changes of the registry (an MCP server's tool list), applied to the
-session at turn boundaries."""
+session at turn boundaries.
+
+The core does no I/O: a source that talks to a server is implemented above it (the MCP client
+lives in `live/mcp_client.py`) and offered to sessions through `register_connector`; the
+package registers the MCP one when it is imported, so `Session.connect_mcp` always finds it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from dtl_notebook.agent.mcp import McpConnection
-    from dtl_notebook.agent.messages import ToolCall
-    from dtl_notebook.agent.tools import Tool, ToolRegistry
+    from dtl_notebook.agent.tools import Tool, ToolRegistry, ToolSpec
 
 
 class ToolSource(Protocol):
     """Something that changes the registry from outside (an MCP server), between turns."""
 
     closed: bool
+    tools: dict[str, ToolSpec]  # what this source put in the registry
 
     def apply_pending(self) -> None: ...
 
+    def refresh(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ToolHost(Protocol):
+    """What a tool source needs of the session it feeds (a `Session`)."""
+
+    registry: ToolRegistry
+
+    @property
+    def active_tools(self) -> list[str]: ...
+    def set_active_tools(self, names: Iterable[str]) -> None: ...
+    def redefine_tool(self, tool: Tool) -> Tool: ...
+    def between_turns(self) -> bool: ...
+    def record_registrations(self) -> None: ...
+
+
+# how a source of one kind is connected: (host, target, namespace, timeout) -> the source
+Connector = Callable[[ToolHost, Any, "str | None", float], ToolSource]
+_CONNECTORS: dict[str, Connector] = {}
+
+
+def register_connector(kind: str, connect: Connector) -> None:
+    """Offer sessions a kind of tool source (e.g. "mcp"), implemented outside the core."""
+    _CONNECTORS[kind] = connect
+
+
+def connect(kind: str, host: ToolHost, target: Any, namespace: str | None, timeout: float) -> Any:
+    """A new source of `kind` feeding `host`."""
+    if kind not in _CONNECTORS:
+        raise LookupError(f"no {kind!r} tool source is registered (import dtl_notebook first)")
+    return _CONNECTORS[kind](host, target, namespace, timeout)
+
 
 class ToolSources:
-    """The tool-source half of `Session` (mixed in; the session supplies the registry, the
-    active set and the transcript)."""
+    """The sources feeding one session, synced at its turn boundaries."""
 
-    _running: bool
-    _sources: list[ToolSource]  # e.g. MCP connections, synced between turns
+    def __init__(self) -> None:
+        self._sources: list[ToolSource] = []
 
-    if TYPE_CHECKING:
-        registry: ToolRegistry
+    def __len__(self) -> int:
+        return len(self._sources)
 
-        @property
-        def active_tools(self) -> list[str]: ...
+    def add(self, source: ToolSource) -> None:
+        self._sources.append(source)
 
-        def set_active_tools(self, names: Iterable[str]) -> None: ...
-
-        def redefine_tool(self, tool: Tool) -> Tool: ...
-
-        def record_registrations(self) -> None: ...
-
-        def pending_calls(self) -> list[ToolCall]: ...
-
-    def between_turns(self) -> bool:
-        """Neither inside a tool's run nor with a tool call waiting for its result: where a
-        change of the tool set may be recorded."""
-        return not self._running and not self.pending_calls()
-
-    def connect_mcp(
-        self, command_or_url: str | list[str], namespace: str | None = None, timeout: float = 30.0
-    ) -> McpConnection:
-        """Connect an MCP server (a stdio command, as a list or a string, or a streamable
-        HTTP URL) and register its tools, deferred; see `dtl_notebook.agent.mcp`."""
-        from dtl_notebook.agent.mcp import McpConnection
-
-        connection = McpConnection(self, command_or_url, namespace=namespace, timeout=timeout)
-        self._sources.append(connection)
-        return connection
-
-    def _sync_sources(self) -> None:
+    def sync(self) -> None:
         """Apply the tool-list changes sources reported since the last turn boundary."""
         for source in list(self._sources):
             source.apply_pending()

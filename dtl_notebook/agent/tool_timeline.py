@@ -69,6 +69,7 @@ class ToolTimeline:
         self._positions: dict[str, list[int]] = {}
         self._log: list[ToolEvent] = []  # every event, in transcript order
         self._registered: dict[str, int] = {}  # name -> where it entered the registry
+        self._entered: dict[str, int] = {}  # name -> the result whose marker first loaded it
         self.version = 0  # bumped whenever the fold changes
         # what layers above derived from this fold, each stamped with the version it read
         self.derived: dict[str, tuple[object, object]] = {}
@@ -83,13 +84,16 @@ class ToolTimeline:
             if self._registered:
                 self.version += 1
             self._events, self._positions, self._log, self._seen = {}, {}, [], 0
-            self._registered = {}
+            self._registered, self._entered = {}, {}
         for position in range(self._seen, len(messages)):
             message = messages[position]
             if isinstance(message, SystemUpdate) and message.tools_registered:
                 for name in message.tools_registered:
                     self._registered.setdefault(name, position)
                 self.version += 1
+            if isinstance(message, ToolResultMessage):
+                for name in message.added_tool_names or ():
+                    self._entered.setdefault(name, position)
             for event in message_events(message, position):
                 self._events.setdefault(event.name, []).append(event)
                 self._positions.setdefault(event.name, []).append(event.position)
@@ -103,6 +107,12 @@ class ToolTimeline:
         """The names that entered the registry after the start -> the message recording it
         (shared: read, never edit)."""
         return self._registered
+
+    @property
+    def entered(self) -> Mapping[str, int]:
+        """Each tool loaded at a marker -> the index of the tool result after which it entered
+        (its first marker; shared: read, never edit)."""
+        return self._entered
 
     def names(self) -> list[str]:
         """Every name some message changed, in order of its first change."""

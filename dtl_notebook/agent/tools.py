@@ -151,6 +151,7 @@ class ToolRegistry:
         # that arrive after its first message)
         self.arrivals: list[str] = []
         self._ever: set[str] = set()
+        self._stamps: dict[str, int] = {}  # name -> the version its latest registration made
         for tool in tools:
             self.register(tool)
 
@@ -164,6 +165,7 @@ class ToolRegistry:
             )
         self._tools[tool.name] = tool
         self.version += 1
+        self._stamps[tool.name] = self.version
         if tool.name not in self._ever:
             self._ever.add(tool.name)
             self.arrivals.append(tool.name)
@@ -175,6 +177,11 @@ class ToolRegistry:
         del self._tools[name]
         self.version += 1
         return tool
+
+    def stamp(self, name: str) -> int | None:
+        """The registry version the latest registration of `name` made (None: not registered):
+        a newer stamp means the tool was registered again (or redefined) since."""
+        return self._stamps.get(name) if name in self._tools else None
 
     def get(self, name: str) -> Tool:
         """The tool of that name; an unknown name raises UnknownToolError."""

@@ -99,7 +99,4 @@ def _check(agent: Agent, modes: Sequence[str | None]) -> None:
 def _session_at(session: Session, step: Step) -> Session:
     """A scratch copy of the session as it was when `step`'s request was built."""
     assert step.state is not None
-    scratch = session.scratch_copy()
-    scratch.messages = session.messages[: step.state.message_count]
-    scratch.restore_active_tools(step.state.active_tools)
-    return scratch
+    return session.as_of(step.state.message_count, step.state.active_tools)

@@ -287,9 +287,7 @@ class Agent:
             steps.append(step)
             self.session.append(reply.message)
             if reply.loaded_tool_names:  # loaded by the provider's server-side search
-                self.session.activate(
-                    n for n in reply.loaded_tool_names if n in self.session.registry
-                )
+                self.session.activate_found(reply.loaded_tool_names)
             calls = reply.message.tool_calls
             self._activate_registered(request, calls)
             if calls:

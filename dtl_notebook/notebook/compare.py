@@ -3,7 +3,6 @@ diffed in the order the provider caches them."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 
 from dtl_notebook.agent.errors import DtlError
@@ -141,9 +140,6 @@ def entered_in(messages: Sequence[Message]) -> dict[str, int]:
 
 
 def _session_at(session: Session, record: RequestRecord) -> Session:
-    """A shallow copy of the session as it was when `record` was built."""
+    """A copy of the session as it was when `record` was built."""
     assert record.state is not None
-    clone = copy.copy(session)
-    clone.messages = list(session.messages[: record.state.message_count])
-    clone._active = list(record.state.active_tools)
-    return clone
+    return session.as_of(record.state.message_count, record.state.active_tools)

@@ -17,12 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dtl_notebook._reuse.prefix import GrowingSet
 from dtl_notebook._reuse.registry import Memo, active
 from dtl_notebook._reuse.walks import Carried
 from dtl_notebook.agent.messages import AssistantMessage, Message, SystemUpdate, ToolResultMessage
 from dtl_notebook.agent.sections import apply_patch
-from dtl_notebook.agent.split import DeferredSplit, split_deferred_tools
+from dtl_notebook.agent.split import DeferredSplit, SplitFold, failed_calls
 from dtl_notebook.agent.tools import ToolSpec, same_definition
 from dtl_notebook.wire.request import Plan
 from dtl_notebook.wire.tool_changes import ToolChanges, fold
@@ -33,33 +32,17 @@ if TYPE_CHECKING:
 
 @dataclass
 class _PlanWalk(Carried):
-    """Both passes' state at the end of the messages walked so far (`copy()`: each field
-    copied, `counted` sharing all but its newest ids)."""
+    """Both passes' state at the end of the messages walked so far: the split's own fold
+    (agent/split.py) and the placing of deferred definitions (`copy()`: each field copied,
+    the fold's `counted` sharing all but its newest ids)."""
 
+    split: SplitFold = field(default_factory=SplitFold)
     seen: int = 0
-    failed: set[str] = field(default_factory=set)  # call ids answered by an error result
-    counted: GrowingSet = field(default_factory=GrowingSet)  # call ids counted as a use
-    split_used: set[str] = field(default_factory=set)
-    deferred_names: set[str] = field(default_factory=set)
     used: set[str] = field(default_factory=set)  # names called and not refused, for loads
     loaded: set[str] = field(default_factory=set)
     loads: dict[int, list[ToolSpec]] = field(default_factory=dict)
     retired: dict[str, ToolSpec] = field(default_factory=dict)
-    marked: dict[str, None] = field(default_factory=dict)  # marked names, in order
     updates: int = 0  # SystemUpdates seen
-
-    def split_pass(self, messages: list[Message]) -> None:
-        """The split's walk of `messages[seen:]` (all failed ids are known beforehand)."""
-        for message in messages[self.seen :]:
-            if isinstance(message, AssistantMessage):
-                for call in message.tool_calls:
-                    if call.id not in self.failed:
-                        self.split_used.add(call.name)
-                        self.counted.add(call.id)
-            elif isinstance(message, ToolResultMessage) and message.added_tool_names:
-                names = message.added_tool_names
-                self.deferred_names.update(n for n in names if n not in self.split_used)
-                self.marked.update(dict.fromkeys(names))
 
     def load_pass(self, messages: list[Message], split: DeferredSplit, active: set[str]) -> None:
         """Place deferred definitions at their first marker in `messages[seen:]`."""
@@ -67,7 +50,8 @@ class _PlanWalk(Carried):
             message = messages[index]
             if isinstance(message, AssistantMessage):
                 # a refused call is no use, as in the split: the marker after it still loads
-                self.used.update(c.name for c in message.tool_calls if c.id not in self.failed)
+                failed = self.split.failed
+                self.used.update(c.name for c in message.tool_calls if c.id not in failed)
             elif isinstance(message, SystemUpdate) and message.sections:
                 self.updates += 1  # a tool-only update is not rendered yet: no text to count
             if not isinstance(message, ToolResultMessage) or not message.added_tool_names:
@@ -129,12 +113,12 @@ def plan(session: Session) -> Plan:
     ):
         resumed = _resume(memo, messages, tools)
     if resumed is None:
-        split = split_deferred_tools(tools, messages)
         first, system = _leading_system(messages)
         if not messages:
             system = session.desired_sections()
-        walk = _PlanWalk(failed={m.call_id for m in _errors(messages, 0)})
-        walk.split_pass(messages)
+        walk = _PlanWalk(SplitFold(failed=failed_calls(messages)))
+        walk.split.walk(messages)
+        split = walk.split.split(tools)
         walk.load_pass(messages, split, {t.name for t in split.immediate} | set(split.deferred))
     else:
         split, walk = resumed
@@ -148,6 +132,7 @@ def plan(session: Session) -> Plan:
     the_plan = _plan(messages, tools, split, dict(system), first, walk)
     the_plan.held = session.held_sections()  # resumed from its own last replay
     the_plan.tool_changes = _tool_changes(session, messages, [t.name for t in tools])
+    the_plan.withdrawn = session.withdrawn()
     if rewrites is not None:
         the_plan.history = (transcript, rewrites)
     return the_plan
@@ -167,9 +152,9 @@ def _tool_changes(session: Session, messages: list[Message], active: list[str]) 
         session.declared_order,
         active,  # the active tools' names, in activation order
         definition,
-        session._initial_specs.get,
+        session.tool_set.records.initial_specs.get,
         registry.__contains__,
-        (registry.version, tuple(map(id, session._initial_specs.values()))),
+        (registry.version, tuple(map(id, session.tool_set.records.initial_specs.values()))),
     )
 
 
@@ -179,26 +164,16 @@ def _resume(
     """The split and walk over `messages` continued from `memo`, or None where a new message
     could change a decision about an earlier one."""
     walk = memo.walk.copy()
-    new_failed = {m.call_id for m in _errors(messages, walk.seen)}
-    if any(call_id in walk.counted for call_id in new_failed):
+    new_failed = failed_calls(messages, walk.seen)
+    if any(call_id in walk.split.counted for call_id in new_failed):
         return None  # an error result un-counts a call already counted as a use
-    walk.failed |= new_failed
-    walk.split_pass(messages)
-    current: dict[str, ToolSpec] = {}
-    for tool in tools:
-        current[tool.name] = tool
+    walk.split.failed |= new_failed
+    walk.split.walk(messages)
     # a name deferred only now was named by no earlier marker (that marker would have deferred
     # it, as the error check above keeps every earlier use counted): earlier loads stand
-    split = DeferredSplit(
-        immediate=[t for n, t in current.items() if n not in walk.deferred_names],
-        deferred={n: t for n, t in current.items() if n in walk.deferred_names},
-    )
-    walk.load_pass(messages, split, set(current))
+    split = walk.split.split(tools)
+    walk.load_pass(messages, split, {t.name for t in tools})
     return split, walk
-
-
-def _errors(messages: list[Message], start: int) -> list[ToolResultMessage]:
-    return [m for m in messages[start:] if isinstance(m, ToolResultMessage) and m.is_error]
 
 
 def _leading_system(messages: list[Message]) -> tuple[int, dict[str, str]]:
@@ -241,7 +216,7 @@ def _plan(
             "their load points with the recorded definitions (a later call to one gets an error)"
         )
     current = {t.name for t in split.immediate} | set(split.deferred)
-    removed = [n for n in walk.marked if n not in current and n not in retired]
+    removed = [n for n in walk.split.marked if n not in current and n not in retired]
     if removed:
         notes.append(
             f"tool(s) {removed} were loaded earlier but are no longer active: their load points "

@@ -103,6 +103,8 @@ class Plan:
     held: dict[str, str] = field(default_factory=dict)  # every SystemUpdate applied, in order
     later_updates: int = 0  # SystemUpdates after `first`
     tool_changes: ToolChanges | None = None  # removals, additions, redefinitions (planning)
+    # withdrawn and not re-added: no search may load them (Session.withdrawn)
+    withdrawn: frozenset[str] = frozenset()
     _snapshots: dict[str, ToolSpec] | None = field(default=None, repr=False, compare=False)
     # the transcript planned and its `rewrites`, where builders may resume earlier work on it
     history: tuple[list[Message], int] | None = field(default=None, repr=False, compare=False)

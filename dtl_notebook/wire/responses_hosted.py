@@ -54,6 +54,21 @@ def hosted_tools(setting: Setting, loaded: Container[str]) -> list[JSON]:
             *_hosted_items(registry, shown_tools, namespaces, None, later),
             {"type": "tool_search"},
         ]
+    # a withdrawn tool leaves the hosted catalog (one no longer registered too), or the
+    # search could load it again: OpenAI shows deferred names up front, so the rendered
+    # tools change there (a miss from that tool on); one shown from the start stays shown
+    gone = {
+        n
+        for n in changes.withdrawn
+        if n not in shown and (n in setting.plan.withdrawn or n not in registry)
+    }
+    if gone:
+        setting.notes.append(
+            f"hosted tool search: withdrawn tool(s) {sorted(gone)} are no longer declared, "
+            "so the search cannot load them (OpenAI shows deferred names up front: tool "
+            "prefix changes, cache miss from there)"
+        )
+    later = later | gone
     left_out = shown | later | {TOOL_SEARCH}
     # a redefined tool loaded at a marker: its first definition is that load's snapshot
     replaced = pinned(changes, left_out, lambda name: None)

@@ -1,6 +1,8 @@
 """MCP servers as a tool source, through the official `mcp` SDK.
 
-`session.connect_mcp(command_or_url)` starts a stdio server (a command as a list, or a string
+The core does no I/O: `Session.connect_mcp` reaches this module through the tool-source
+connector the package registers (`agent/tool_sources.py`). `session.connect_mcp(command_or_url)`
+starts a stdio server (a command as a list, or a string
 split like a shell would) or connects to a streamable HTTP URL. The SDK is async: each
 connection owns an event loop in a background thread and offers blocking calls with timeouts.
 
@@ -25,35 +27,26 @@ import json
 import re
 import shlex
 import threading
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import mcp_types as types
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError, InvalidArgumentError, ToolDefinitionError
-from dtl_notebook.agent.mcp_link import McpLink
-from dtl_notebook.agent.tools import TOOL_NAME, Tool, ToolRegistry, ToolSpec
+from dtl_notebook.agent.tool_sources import ToolHost
+from dtl_notebook.agent.tools import TOOL_NAME, Tool, ToolSpec
+from dtl_notebook.live.mcp_link import McpLink
 
 T = TypeVar("T")
+# the longest a shutdown waits for the SDK to stop a server (it waits 2 s after closing stdin,
+# then kills the process tree) and for the event loop's thread to end
+SHUTDOWN_GUARD = 30.0
 
 
 class McpError(DtlError, RuntimeError):
     """An MCP server could not be reached, or did not answer as the protocol says."""
-
-
-class ToolHost(Protocol):
-    """What a connection needs of the session it feeds (a `Session`)."""
-
-    registry: ToolRegistry
-
-    @property
-    def active_tools(self) -> list[str]: ...
-    def set_active_tools(self, names: Iterable[str]) -> None: ...
-    def redefine_tool(self, tool: Tool) -> Tool: ...
-    def between_turns(self) -> bool: ...
-    def record_registrations(self) -> None: ...
 
 
 class McpConnection:
@@ -84,17 +77,20 @@ class McpConnection:
         self._stale = threading.Event()
         self._listing: list[Any] | None = None  # fetched, not applied yet
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name=f"mcp {self.target}", daemon=True
+        )
         self._thread.start()
         self._link = McpLink(self.target, self._stale.set)
-        try:
+        try:  # a server hung in initialize or tools/list is stopped, with this loop's thread
             info = self._wait(self._link.open(), "connect")
+            self.server_name = info or "mcp"
+            self.namespace = namespace or _namespace(self.server_name)
+            self.refresh()
         except BaseException:
-            self._stop_loop()
+            self.closed = True
+            self._shut_down()
             raise
-        self.server_name = info or "mcp"
-        self.namespace = namespace or _namespace(self.server_name)
-        self.refresh()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("dead" if self._link.dead else "open")
@@ -195,12 +191,7 @@ class McpConnection:
         self._stale.clear()
         self._apply([])
         self.closed = True
-        try:
-            self._wait(self._link.close(), "close")
-        except McpError:
-            pass  # a dead server has nothing left to close
-        finally:
-            self._stop_loop()
+        self._shut_down()
 
     def __enter__(self) -> McpConnection:
         return self
@@ -214,15 +205,18 @@ class McpConnection:
         if self._link.dead:
             raise McpError(f"MCP server {self.server_name!r} is not running: {self._link.dead}")
 
-    def _wait(self, coroutine: Coroutine[Any, Any, T], what: str) -> T:
+    def _wait(
+        self, coroutine: Coroutine[Any, Any, T], what: str, timeout: float | None = None
+    ) -> T:
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
         name = getattr(self, "server_name", str(self.target))
+        timeout = self.timeout if timeout is None else timeout
         try:
-            return future.result(self.timeout)
+            return future.result(timeout)
         except FutureTimeout:
             future.cancel()
             raise McpError(
-                f"MCP server {name!r} did not answer {what} within {self.timeout:g} s"
+                f"MCP server {name!r} did not answer {what} within {timeout:g} s"
             ) from None
         except McpError:
             raise
@@ -230,11 +224,18 @@ class McpConnection:
             reason = self._link.dead or f"{type(exc).__name__}: {exc}"
             raise McpError(f"MCP server {name!r}: {what} failed: {reason}") from None
 
-    def _stop_loop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(self.timeout)
-        if not self._thread.is_alive():
-            self._loop.close()
+    def _shut_down(self) -> None:
+        """End the link (its server process too), then the event loop and its thread."""
+        try:
+            # the SDK's own shutdown: close stdin, wait, then kill the process tree
+            self._wait(self._link.close(), "close", SHUTDOWN_GUARD)
+        except McpError:
+            pass  # a dead server has nothing left to close
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(SHUTDOWN_GUARD)
+            if not self._thread.is_alive():
+                self._loop.close()
 
 
 def _target(command_or_url: object) -> str | list[str]:

@@ -1,6 +1,6 @@
 """The async half of an MCP connection: one task holding the SDK's transport and session.
 
-Runs on the connection's own event loop (see `mcp.py`). The transport and `ClientSession` are
+Runs on the connection's own event loop (see `mcp_client.py`). The transport and `ClientSession` are
 entered and left in one task, as the SDK's task groups require; requests run as other tasks.
 """
 
@@ -15,6 +15,8 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+CLOSE_GRACE = 10.0  # how long a ready session may take to leave before it is cancelled
 
 
 class McpLink:
@@ -92,12 +94,20 @@ class McpLink:
         return result
 
     async def close(self) -> None:
+        """End the session and the transport (a stdio server's process with it). A link that
+        never got ready (hung in initialize) is cancelled at once; a ready one leaves in turn,
+        cancelled if it does not within the grace period."""
         if self._stop is not None:
             self._stop.set()
-        if self._task is not None:
-            await asyncio.wait([self._task], timeout=10)
-            if not self._task.done():
-                self._task.cancel()
+        task = self._task
+        if task is None:
+            return
+        if self._client is None:
+            task.cancel()
+        await asyncio.wait([task], timeout=CLOSE_GRACE)
+        if not task.done():
+            task.cancel()
+        await asyncio.wait([task])  # the transport's own cleanup ends the process
 
 
 def _reason(exc: BaseException) -> str:
