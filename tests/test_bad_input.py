@@ -46,6 +46,7 @@ from dtl_notebook.notebook.commands import CommandContext, Commands
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.magics import AgentMagics
 from dtl_notebook.notebook.sessions import Sessions
+from dtl_notebook.testing import CacheRecorder, assert_cache_stable
 from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request, parse_response
 from dtl_notebook.wire.validate import WireValidationError
 
@@ -1087,6 +1088,37 @@ CASES: list[Case] = [
         lambda c: analyze([c.request(), c.request()], times=[10.0, 0.0]),
         ValueError,
         "times[1]",
+        fresh,
+    ),
+    # -- the pytest helper (`assert_cache_stable`, plugin `dtl_notebook.pytest_plugin`) ------
+    C("stable-empty-list", lambda c: assert_cache_stable([]), AssertionError, "no requests"),
+    C(
+        "stable-empty-recorder",
+        lambda c: assert_cache_stable(CacheRecorder()),
+        AssertionError,
+        "cache_recorder.http_client()",
+    ),
+    C("stable-none", lambda c: assert_cache_stable(None), TypeError, "got NoneType"),
+    C(
+        "stable-one-dict",
+        lambda c: assert_cache_stable(c.request().payload),
+        TypeError,
+        "one request body",
+        fresh,
+    ),
+    C("stable-int-item", lambda c: assert_cache_stable([5]), TypeError, "requests_or_capture[0]"),
+    C(
+        "stable-fail-on-typo",
+        lambda c: assert_cache_stable([c.request()], fail_on="eror"),
+        ValueError,
+        "fail_on: unknown code or severity 'eror'",
+        fresh,
+    ),
+    C(
+        "stable-fail-on-none",
+        lambda c: assert_cache_stable([c.request()], fail_on=None),  # type: ignore[arg-type]
+        ValueError,
+        "fail_on",
         fresh,
     ),
     C(

@@ -60,7 +60,10 @@ def json_body(value: Any, where: str) -> JSON:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise CaptureError(f"{where}: not JSON ({exc.msg}): {body_preview(value)}") from None
+            at = f" at line {exc.lineno} column {exc.colno}" if "\n" in value.strip() else ""
+            raise CaptureError(
+                f"{where}: not JSON ({exc.msg}{at}): {body_preview(value)}"
+            ) from None
         except RecursionError:
             raise CaptureError(f"{where}: JSON nested too deep to read") from None
     if not isinstance(value, dict):
