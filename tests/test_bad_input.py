@@ -1440,6 +1440,16 @@ def test_tool_error_and_non_finite_output_become_error_results() -> None:
 
 
 # -- recordings are written atomically ----------------------------------------------------------
+def _recorded_turn(tmp_path: Path) -> tuple[Agent, Path]:
+    """An agent recording to run.jsonl, after one whole turn."""
+    path = tmp_path / "run.jsonl"
+    agent = Agent(fresh(), "anthropic", ANTHROPIC, record=str(path))
+    agent.run("What's the weather in Paris?")
+    assert path.read_bytes().endswith(b"\n")
+    assert len(ReplayTransport(path).exchanges) == len(agent.steps)
+    return agent, path
+
+
 def test_a_kill_mid_write_leaves_the_previous_recording_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1447,11 +1457,8 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
 
     from dtl_notebook.agent import files
 
-    path = tmp_path / "run.jsonl"
-    agent = Agent(fresh(), "anthropic", ANTHROPIC, record=str(path))
-    agent.run("What's the weather in Paris?")
+    agent, path = _recorded_turn(tmp_path)
     recorded = path.read_bytes()
-    assert recorded.endswith(b"\n") and len(ReplayTransport(path).exchanges) == len(agent.steps)
 
     real_fsync = os.fsync
 
@@ -1466,4 +1473,30 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
     monkeypatch.undo()
     assert path.read_bytes() == recorded
     assert [p.name for p in tmp_path.iterdir()] == ["run.jsonl"]  # no temporary file left
+    assert len(ReplayTransport(path).exchanges) == len(agent.steps)
+
+
+def test_a_full_disk_mid_turn_leaves_no_exchange_of_the_failed_turn_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from dtl_notebook.live import TurnError, recording
+
+    agent, path = _recorded_turn(tmp_path)
+    recorded, before = path.read_bytes(), _state(agent.session)
+    writes = []
+    real_write = recording.write_atomic
+
+    def full_on_the_second(target: Path, data: bytes) -> None:
+        writes.append(target)
+        if len(writes) == 2:  # the turn's first exchange was recorded; the disk fills up
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(target, data)
+
+    monkeypatch.setattr(recording, "write_atomic", full_on_the_second)
+    with pytest.raises(TurnError, match="No space left on device"):
+        agent.run("And in Oslo?")
+    assert len(writes) == 2 and path.read_bytes() == recorded
+    assert _state(agent.session) == before
     assert len(ReplayTransport(path).exchanges) == len(agent.steps)
