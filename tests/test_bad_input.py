@@ -1500,3 +1500,26 @@ def test_a_full_disk_mid_turn_leaves_no_exchange_of_the_failed_turn_recorded(
     assert len(writes) == 2 and path.read_bytes() == recorded
     assert _state(agent.session) == before
     assert len(ReplayTransport(path).exchanges) == len(agent.steps)
+
+
+@pytest.mark.parametrize(
+    ("provider", "path", "body"),
+    [
+        ("openai-chat", "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}),
+        ("openai-responses", "/v1/responses", {"input": "hi"}),
+    ],
+)
+def test_the_emulator_names_the_field_and_the_value_it_refuses(
+    provider: str, path: str, body: dict[str, Any]
+) -> None:
+    import httpx2
+
+    from dtl_notebook.live.emulator import Emulator
+
+    sent = {"model": "gpt-5.4", "temperature": "hot", **body}
+    answer = Emulator(provider).handle(
+        httpx2.Request("POST", f"http://127.0.0.1{path}", content=json.dumps(sent).encode())
+    )
+    error = answer.json()["error"]
+    assert answer.status_code == 400 and error["param"] == "temperature"
+    assert error["message"].startswith("temperature: ") and "'hot'" in error["message"]
