@@ -19,8 +19,8 @@ class _LazyPackage(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         source = self._exports.get(name)
-        if source is None:
-            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        if source is None:  # a submodule read as an attribute (`wire.anthropic`)
+            return self._submodule(name)
         module, _, attribute = source.partition(":")
         value = getattr(importlib.import_module(module), attribute or name)
         setattr(self, name, value)
@@ -33,6 +33,15 @@ class _LazyPackage(types.ModuleType):
         if isinstance(value, types.ModuleType) and self._exports.get(name) == value.__name__:
             value = getattr(value, name)
         super().__setattr__(name, value)
+
+    def _submodule(self, name: str) -> types.ModuleType:
+        full = f"{self.__name__}.{name}"
+        try:
+            return importlib.import_module(full)
+        except ModuleNotFoundError as exc:
+            if exc.name != full:
+                raise
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *self._exports})

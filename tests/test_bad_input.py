@@ -1439,6 +1439,37 @@ def test_tool_error_and_non_finite_output_become_error_results() -> None:
     json.loads(body, parse_constant=lambda c: pytest.fail(f"non-finite {c} in the body"))
 
 
+def _holds_itself() -> dict[str, Any]:
+    value: dict[str, Any] = {"rows": [1]}
+    value["rows"].append(value)
+    return value
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("output", "named"),
+    [
+        (_holds_itself, "content['rows'][1] is not finite JSON (Circular reference detected)"),
+        (lambda: _nested(100_000), "content is not JSON: nested too deep to write"),
+    ],
+)
+def test_a_tool_output_that_json_cannot_write_is_named(output: Any, named: str) -> None:
+    s = pending()
+    s.registry.register(Tool("odd_tool", execute=output))
+    s.activate(["odd_tool"])
+    s.tool_result("c1", "contents")
+    s.assistant(tool_calls=[ToolCall(id="c2", name="odd_tool")])
+    result = s.execute(s.pending_calls()[0])
+    assert result.is_error and named in result.text and "RecursionError" not in result.text
+    json.loads(build_request(s, "anthropic", ANTHROPIC).json())
+
+
 # -- recordings are written atomically ----------------------------------------------------------
 def _recorded_turn(tmp_path: Path) -> tuple[Agent, Path]:
     """An agent recording to run.jsonl, after one whole turn."""

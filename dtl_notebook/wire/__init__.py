@@ -5,27 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dtl_notebook.agent.checks import bad_text
-from dtl_notebook.wire import anthropic, bridge, chat, kimi, responses, stream
-from dtl_notebook.wire.arguments import check_build_arguments
-from dtl_notebook.wire.modes import (
-    LOAD_MODES,
-    PROVIDERS,
-    SEARCH_MODES,
-    LoadMode,
-    Provider,
-    SearchMode,
-    check_modes,
-    check_provider,
-)
-from dtl_notebook.wire.planning import plan
-from dtl_notebook.wire.profiles import ModelProfile, profile_for
-from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError, with_real_names
-from dtl_notebook.wire.request import LoadPoint, WireRequest
-from dtl_notebook.wire.validate import WireValidationError, validate_payload
+from dtl_notebook._lazy import lazy_package
 
 if TYPE_CHECKING:
     from dtl_notebook.agent.session import Session
+    from dtl_notebook.wire.modes import (
+        LOAD_MODES,
+        PROVIDERS,
+        SEARCH_MODES,
+        LoadMode,
+        Provider,
+        SearchMode,
+    )
+    from dtl_notebook.wire.profiles import ModelProfile, profile_for
+    from dtl_notebook.wire.reply import ProviderError, Reply, ResponseFormatError
+    from dtl_notebook.wire.request import LoadPoint, WireRequest
+    from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 __all__ = [
     "LOAD_MODES",
@@ -70,6 +65,13 @@ def build_request(
     The payload is checked against the SDK request types in strict mode and the provider
     rules (WireValidationError) unless `validate=False`.
     """
+    from dtl_notebook.wire import anthropic, bridge, chat, kimi, responses
+    from dtl_notebook.wire.arguments import check_build_arguments
+    from dtl_notebook.wire.modes import check_modes
+    from dtl_notebook.wire.planning import plan
+    from dtl_notebook.wire.profiles import profile_for
+    from dtl_notebook.wire.validate import validate_payload
+
     check_build_arguments(session, profile, validate, options)
     check_modes(provider, options.get("search"), options.get("load_mode"))
     model_profile, notes = profile_for(provider, model, **(profile or {}))
@@ -105,8 +107,12 @@ def parse_response(
     a body that is not JSON, a stream cut short, or a text of several streams (see
     parse_responses) raises ResponseFormatError naming where. `aliases` (the request's
     `WireRequest.aliases`) maps calls to a versioned tool name back to the real name."""
+    from dtl_notebook.wire.modes import check_provider
+    from dtl_notebook.wire.reply import with_real_names
+    from dtl_notebook.wire.stream import response_body
+
     check_provider(provider)
-    reply = _parse(stream.response_body(response, provider), provider, model)
+    reply = _parse(response_body(response, provider), provider, model)
     return with_real_names(reply, aliases or {})
 
 
@@ -114,11 +120,18 @@ def parse_responses(response: Any, provider: str, model: str | None = None) -> l
     """One Reply per stream in `response` (a multi-step run logged as one text: each
     `message_start`…`message_stop`, `response.created`…`response.completed`, or Chat
     completion id is its own reply); a whole response gives one."""
+    from dtl_notebook.wire.modes import check_provider
+    from dtl_notebook.wire.stream import response_bodies
+
     check_provider(provider)
-    return [_parse(body, provider, model) for body in stream.response_bodies(response, provider)]
+    return [_parse(body, provider, model) for body in response_bodies(response, provider)]
 
 
 def _parse(response: Any, provider: str, model: str | None) -> Reply:
+    from dtl_notebook.agent.checks import bad_text
+    from dtl_notebook.wire import anthropic, chat, responses
+    from dtl_notebook.wire.reply import ResponseFormatError
+
     found = bad_text(response) if isinstance(response, dict) else None
     if found is not None:  # such text could never be shown, saved or sent on
         raise ResponseFormatError(provider, *found)
@@ -127,3 +140,22 @@ def _parse(response: Any, provider: str, model: str | None) -> Reply:
     if provider == "openai-responses":
         return responses.parse(response, model)
     return chat.parse(response, model, provider)
+
+
+# the names above are imported on first use: `from dtl_notebook.wire.reply import ...` in a
+# command that reads captures does not load every adapter and the SDKs' request types
+lazy_package(
+    __name__,
+    {
+        **dict.fromkeys(
+            ["LOAD_MODES", "PROVIDERS", "SEARCH_MODES", "LoadMode", "Provider", "SearchMode"],
+            "dtl_notebook.wire.modes",
+        ),
+        **dict.fromkeys(["ModelProfile", "profile_for"], "dtl_notebook.wire.profiles"),
+        **dict.fromkeys(
+            ["ProviderError", "Reply", "ResponseFormatError"], "dtl_notebook.wire.reply"
+        ),
+        **dict.fromkeys(["LoadPoint", "WireRequest"], "dtl_notebook.wire.request"),
+        **dict.fromkeys(["WireValidationError", "validate_payload"], "dtl_notebook.wire.validate"),
+    },
+)
