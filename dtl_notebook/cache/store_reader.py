@@ -77,6 +77,7 @@ def iter_store(path: str | Path) -> Iterator[Exchange]:
             yield exchange_from(where, body, row["response_body"], status, url)
         except CaptureError as exc:
             exchange = Exchange(where, row["provider"], body, status=status, url=url)
+            exchange.notes = []  # a body the analysis cannot read is not checked further
             reason = str(exc).removeprefix(f"{where}: ")
             if row["truncated"]:
                 reason += " (the stored response was truncated at the size limit)"
