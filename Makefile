@@ -40,3 +40,4 @@ fuzz: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/cache_findings.py
+	$(PY) benchmarks/cli.py

@@ -1,19 +1,22 @@
 """dtl_notebook: deferred tool loading that keeps the prompt cache intact."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dtl_notebook._reuse import footprint as cache_footprint
-from dtl_notebook._reuse import reset as free_caches
-from dtl_notebook.agent import (
-    AssistantMessage,
-    Session,
-    SystemUpdate,
-    Tool,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from dtl_notebook._lazy import lazy_package
 from dtl_notebook.agent.tool_sources import ToolHost, ToolSource, register_connector
+
+if TYPE_CHECKING:
+    from dtl_notebook._reuse import footprint as cache_footprint
+    from dtl_notebook._reuse import reset as free_caches
+    from dtl_notebook.agent import (
+        AssistantMessage,
+        Session,
+        SystemUpdate,
+        Tool,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
 
 __all__ = [
     "AssistantMessage",
@@ -27,6 +30,15 @@ __all__ = [
     "free_caches",
 ]
 __version__ = "0.1.0"
+
+lazy_package(
+    __name__,
+    {
+        **dict.fromkeys(__all__[:7], "dtl_notebook.agent"),
+        "cache_footprint": "dtl_notebook._reuse:footprint",
+        "free_caches": "dtl_notebook._reuse:reset",
+    },
+)
 
 
 def _connect_mcp(host: ToolHost, target: Any, namespace: str | None, timeout: float) -> ToolSource:

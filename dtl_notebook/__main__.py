@@ -40,10 +40,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8888, help="JupyterLab's port (--lab)")
     commands = parser.add_subparsers(dest="command", metavar="{proxy,audit,lint,codes}")
     from dtl_notebook.cache import cli as findings_cli
-    from dtl_notebook.proxy import cli
 
-    proxy = commands.add_parser("proxy", help="the cache-inspector proxy", description=cli.__doc__)
-    cli.add_arguments(proxy)
+    proxy = commands.add_parser("proxy", help="the cache-inspector proxy")
+    # the proxy's modules (its server, the HTTP stack) are imported only to run it: the
+    # findings commands start in a fraction of a second
+    if _command(sys.argv[1:] if argv is None else argv) == "proxy":
+        from dtl_notebook.proxy import cli
+
+        proxy.description = cli.__doc__
+        cli.add_arguments(proxy)
     findings_cli.add_arguments(commands)
     args = parser.parse_args(argv)
     if args.command == "proxy":
@@ -55,6 +60,17 @@ def main(argv: list[str] | None = None) -> None:
         lab(args.port)
         return
     terminal()
+
+
+def _command(argv: list[str]) -> str | None:
+    """The subcommand named on a command line (the first word that is not an option)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--port":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def terminal() -> None:

@@ -21,6 +21,7 @@ from dtl_notebook.cache.audit import audit_capture
 from dtl_notebook.cache.capture import detect_provider
 from dtl_notebook.cache.codes import CODES
 from dtl_notebook.cache.conversation import ConversationFindings, conversation_findings
+from dtl_notebook.cache.fail_on import failing_codes
 from dtl_notebook.wire.request import WireRequest
 
 # every break that loses cached tokens, and requests the API refuses
@@ -67,13 +68,21 @@ class CacheRecorder:
 
 
 def cache_findings(requests: Any) -> list[ConversationFindings]:
-    """The findings of recorded requests, request bodies or a capture file, per provider."""
+    """The findings of recorded requests, request bodies or a capture file, per provider.
+    Nothing to check (an empty recorder or list) is an AssertionError: a test whose client
+    never sent through `CacheRecorder.http_client()` must not pass."""
     if isinstance(requests, (str, Path)):
         audit = audit_capture(requests)
         return [
             conversation_findings(r, audit.requests(p), name=p) for p, r in audit.reports.items()
         ]
     pairs = requests.requests if isinstance(requests, CacheRecorder) else _pairs(requests)
+    if not pairs:
+        where = "the recorder" if isinstance(requests, CacheRecorder) else "the list"
+        raise AssertionError(
+            f"no requests to check: {where} is empty (was the SDK client built with "
+            "http_client=cache_recorder.http_client()?)"
+        )
     out = []
     for provider in dict.fromkeys(p for p, _ in pairs):
         mine = [b for p, b in pairs if p == provider]
@@ -82,13 +91,12 @@ def cache_findings(requests: Any) -> list[ConversationFindings]:
 
 
 def assert_cache_stable(
-    requests_or_capture: Any, *, fail_on: Iterable[str] = DEFAULT_FAIL_ON
+    requests_or_capture: Any, *, fail_on: str | Iterable[str] = DEFAULT_FAIL_ON
 ) -> list[ConversationFindings]:
-    """Raise AssertionError when a finding in `fail_on` appears; returns the findings."""
-    failing = set(fail_on)
-    unknown = failing - set(CODES)
-    if unknown:
-        raise ValueError(f"fail_on: unknown codes {sorted(unknown)}")
+    """Raise AssertionError when a finding in `fail_on` appears; returns the findings.
+    `fail_on`: codes and severities (a severity fails on itself and anything more severe),
+    as a list or a comma-separated text."""
+    failing = failing_codes(fail_on)
     groups = cache_findings(requests_or_capture)
     bad = [f for g in groups for f in g.findings if f.code in failing]
     if bad:
@@ -97,15 +105,26 @@ def assert_cache_stable(
     return groups
 
 
-def _pairs(requests: Iterable[Any]) -> list[tuple[str, dict[str, Any]]]:
+def _pairs(requests: Any) -> list[tuple[str, dict[str, Any]]]:
+    if isinstance(requests, dict) or not isinstance(requests, Iterable):
+        one = (
+            "one request body (a dict); pass a list of them, in order"
+            if isinstance(requests, dict)
+            else type(requests).__name__
+        )
+        raise TypeError(
+            "requests_or_capture: expected request bodies (dicts or WireRequests) in order, "
+            f"a CacheRecorder or a capture file's path, got {one}"
+        )
     out = []
-    for request in requests:
+    for i, request in enumerate(requests):
         if isinstance(request, WireRequest):
             out.append((request.provider, request.payload))
         elif isinstance(request, dict):
             out.append((detect_provider(request, None), request))
         else:
             raise TypeError(
-                f"a request must be a dict or WireRequest, got {type(request).__name__}"
+                f"requests_or_capture[{i}]: expected a dict or WireRequest, "
+                f"got {type(request).__name__}"
             )
     return out

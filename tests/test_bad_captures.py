@@ -314,16 +314,21 @@ def test_a_captured_request_that_is_not_objects_is_named(
         audit_capture(path)
 
 
-@pytest.mark.parametrize("value", ["abc", "12", -1, True, [1]])
-def test_a_usage_count_that_is_not_a_number_is_named(tmp_path: Path, value: Any) -> None:
-    response = {
+def _reply(usage: dict[str, Any]) -> dict[str, Any]:
+    """An Anthropic message answering ANTHROPIC_BODY, with `usage`."""
+    return {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
         "model": "claude-sonnet-4-5",
         "content": [{"type": "text", "text": "Sunny."}],
-        "usage": {"input_tokens": 12, "output_tokens": 3, "cache_read_input_tokens": value},
+        "usage": usage,
     }
+
+
+@pytest.mark.parametrize("value", ["abc", "12", -1, True, [1]])
+def test_a_usage_count_that_is_not_a_number_is_named(tmp_path: Path, value: Any) -> None:
+    response = _reply({"input_tokens": 12, "output_tokens": 3, "cache_read_input_tokens": value})
     path = _write(tmp_path, [{"request": ANTHROPIC_BODY, "response": response}])
     with pytest.raises(CaptureError, match=r"usage.cache_read_input_tokens: expected a token"):
         audit_capture(path)
@@ -437,6 +442,21 @@ def test_captured_bodies_are_masked_in_repr(tmp_path: Path) -> None:
         ({"error": f"Invalid API key {KEY}"}, "Invalid API key [redacted]", "error"),
         ({"object": "error", "code": 400}, "an error object without a message", "400"),
         ({"detail": "Not Found"}, "Not Found", "detail"),  # FastAPI's own 404 body
+        (  # a gateway's error with keys of its own beside the error object
+            {
+                "error": {"message": "Upstream timed out", "type": "timeout", "code": None},
+                "request_id": "req_1",
+                "provider": "openai",
+                "metadata": {"retries": 2},
+            },
+            "Upstream timed out",
+            "timeout",
+        ),
+        (  # an error object whose text sits under another key: shown, not dropped
+            {"error": {"msg": "quota exceeded", "code": 429}, "request_id": "req_2"},
+            """an error object without a message: '{"msg": "quota exceeded", "code": 429}'""",
+            "429",
+        ),
     ],
 )
 def test_openai_compatible_error_bodies_are_the_servers_error(
@@ -546,3 +566,21 @@ def test_any_status_outside_2xx_is_a_refusal(tmp_path: Path, status: int) -> Non
     audit = audit_capture(path)
     assert [e.status for e in audit.errors] == [status] and len(audit["anthropic"]) == 1
     assert [r.label for r in from_capture(path)] == ["captured", "captured, refused"]
+
+
+@pytest.mark.parametrize("method", ["POST", "post", "Post"])
+def test_a_har_entry_posted_in_any_case_is_read(tmp_path: Path, method: str) -> None:
+    reply = _reply({"input_tokens": 9, "output_tokens": 2})
+    entry = {
+        "request": {
+            "method": method,
+            "url": "https://api.anthropic.com/v1/messages",
+            "postData": {"mimeType": "application/json", "text": json.dumps(ANTHROPIC_BODY)},
+        },
+        "response": {"status": 200, "content": {"text": json.dumps(reply)}},
+    }
+    gets = {**entry, "request": {**entry["request"], "method": "get"}}
+    path = tmp_path / "trace.har"
+    path.write_text(json.dumps({"log": {"entries": [entry, gets]}}))
+    (exchange,) = load_capture(path)
+    assert exchange.request == ANTHROPIC_BODY and exchange.response == reply

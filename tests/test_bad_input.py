@@ -46,6 +46,7 @@ from dtl_notebook.notebook.commands import CommandContext, Commands
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.magics import AgentMagics
 from dtl_notebook.notebook.sessions import Sessions
+from dtl_notebook.testing import CacheRecorder, assert_cache_stable
 from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request, parse_response
 from dtl_notebook.wire.validate import WireValidationError
 
@@ -1089,6 +1090,37 @@ CASES: list[Case] = [
         "times[1]",
         fresh,
     ),
+    # -- the pytest helper (`assert_cache_stable`, plugin `dtl_notebook.pytest_plugin`) ------
+    C("stable-empty-list", lambda c: assert_cache_stable([]), AssertionError, "no requests"),
+    C(
+        "stable-empty-recorder",
+        lambda c: assert_cache_stable(CacheRecorder()),
+        AssertionError,
+        "cache_recorder.http_client()",
+    ),
+    C("stable-none", lambda c: assert_cache_stable(None), TypeError, "got NoneType"),
+    C(
+        "stable-one-dict",
+        lambda c: assert_cache_stable(c.request().payload),
+        TypeError,
+        "one request body",
+        fresh,
+    ),
+    C("stable-int-item", lambda c: assert_cache_stable([5]), TypeError, "requests_or_capture[0]"),
+    C(
+        "stable-fail-on-typo",
+        lambda c: assert_cache_stable([c.request()], fail_on="eror"),
+        ValueError,
+        "fail_on: unknown code or severity 'eror'",
+        fresh,
+    ),
+    C(
+        "stable-fail-on-none",
+        lambda c: assert_cache_stable([c.request()], fail_on=None),  # type: ignore[arg-type]
+        ValueError,
+        "fail_on",
+        fresh,
+    ),
     C(
         "analyze-unknown-override",
         lambda c: analyze([c.request()], bogus=1),
@@ -1407,7 +1439,48 @@ def test_tool_error_and_non_finite_output_become_error_results() -> None:
     json.loads(body, parse_constant=lambda c: pytest.fail(f"non-finite {c} in the body"))
 
 
+def _holds_itself() -> dict[str, Any]:
+    value: dict[str, Any] = {"rows": [1]}
+    value["rows"].append(value)
+    return value
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("output", "named"),
+    [
+        (_holds_itself, "content['rows'][1] is not finite JSON (Circular reference detected)"),
+        (lambda: _nested(100_000), "content is not JSON: nested too deep to write"),
+    ],
+)
+def test_a_tool_output_that_json_cannot_write_is_named(output: Any, named: str) -> None:
+    s = pending()
+    s.registry.register(Tool("odd_tool", execute=output))
+    s.activate(["odd_tool"])
+    s.tool_result("c1", "contents")
+    s.assistant(tool_calls=[ToolCall(id="c2", name="odd_tool")])
+    result = s.execute(s.pending_calls()[0])
+    assert result.is_error and named in result.text and "RecursionError" not in result.text
+    json.loads(build_request(s, "anthropic", ANTHROPIC).json())
+
+
 # -- recordings are written atomically ----------------------------------------------------------
+def _recorded_turn(tmp_path: Path) -> tuple[Agent, Path]:
+    """An agent recording to run.jsonl, after one whole turn."""
+    path = tmp_path / "run.jsonl"
+    agent = Agent(fresh(), "anthropic", ANTHROPIC, record=str(path))
+    agent.run("What's the weather in Paris?")
+    assert path.read_bytes().endswith(b"\n")
+    assert len(ReplayTransport(path).exchanges) == len(agent.steps)
+    return agent, path
+
+
 def test_a_kill_mid_write_leaves_the_previous_recording_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1415,11 +1488,8 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
 
     from dtl_notebook.agent import files
 
-    path = tmp_path / "run.jsonl"
-    agent = Agent(fresh(), "anthropic", ANTHROPIC, record=str(path))
-    agent.run("What's the weather in Paris?")
+    agent, path = _recorded_turn(tmp_path)
     recorded = path.read_bytes()
-    assert recorded.endswith(b"\n") and len(ReplayTransport(path).exchanges) == len(agent.steps)
 
     real_fsync = os.fsync
 
@@ -1435,3 +1505,52 @@ def test_a_kill_mid_write_leaves_the_previous_recording_whole(
     assert path.read_bytes() == recorded
     assert [p.name for p in tmp_path.iterdir()] == ["run.jsonl"]  # no temporary file left
     assert len(ReplayTransport(path).exchanges) == len(agent.steps)
+
+
+def test_a_full_disk_mid_turn_leaves_no_exchange_of_the_failed_turn_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from dtl_notebook.live import TurnError, recording
+
+    agent, path = _recorded_turn(tmp_path)
+    recorded, before = path.read_bytes(), _state(agent.session)
+    writes = []
+    real_write = recording.write_atomic
+
+    def full_on_the_second(target: Path, data: bytes) -> None:
+        writes.append(target)
+        if len(writes) == 2:  # the turn's first exchange was recorded; the disk fills up
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(target, data)
+
+    monkeypatch.setattr(recording, "write_atomic", full_on_the_second)
+    with pytest.raises(TurnError, match="No space left on device"):
+        agent.run("And in Oslo?")
+    assert len(writes) == 2 and path.read_bytes() == recorded
+    assert _state(agent.session) == before
+    assert len(ReplayTransport(path).exchanges) == len(agent.steps)
+
+
+@pytest.mark.parametrize(
+    ("provider", "path", "body"),
+    [
+        ("openai-chat", "/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}),
+        ("openai-responses", "/v1/responses", {"input": "hi"}),
+    ],
+)
+def test_the_emulator_names_the_field_and_the_value_it_refuses(
+    provider: str, path: str, body: dict[str, Any]
+) -> None:
+    import httpx2
+
+    from dtl_notebook.live.emulator import Emulator
+
+    sent = {"model": "gpt-5.4", "temperature": "hot", **body}
+    answer = Emulator(provider).handle(
+        httpx2.Request("POST", f"http://127.0.0.1{path}", content=json.dumps(sent).encode())
+    )
+    error = answer.json()["error"]
+    assert answer.status_code == 400 and error["param"] == "temperature"
+    assert error["message"].startswith("temperature: ") and "'hot'" in error["message"]

@@ -484,3 +484,13 @@ def test_the_recorder_records_what_an_sdk_client_sends() -> None:
     assert [p for p, _ in recorder.requests] == ["anthropic", "anthropic"]
     with pytest.raises(AssertionError, match="tool_order_changed"):
         assert_cache_stable(recorder)
+
+
+def test_fail_on_takes_a_severity_as_a_threshold_and_a_text() -> None:
+    first = anthropic()
+    second = grow(first)
+    second["system"][0]["text"] = TEXT + " Edited."  # system_changed: an error
+    for fail_on in ("error", "warning", "info", "system_changed", ["warning"]):
+        with pytest.raises(AssertionError, match="system_changed"):
+            assert_cache_stable([first, second], fail_on=fail_on)
+    assert assert_cache_stable([first, second], fail_on="tool_order_changed")

@@ -117,12 +117,12 @@ def test_a_codex_capture_is_analysed_with_a_note(tmp_path: Path) -> None:
 
 def test_the_emulator_over_http_answers_a_codex_body_as_the_api_does() -> None:
     with EmulatorServer() as upstream:
-        reply = httpx2.post(f"{upstream.url}/v1/responses", json=codex_body(), timeout=10)
+        reply = httpx2.post(f"{upstream.url}/v1/responses", json=codex_body(), timeout=120)
         assert reply.status_code == 200, reply.text
         assert reply.json()["object"] == "response"
         broken = codex_body()
         broken["input"][0]["role"] = "user"
-        refused = httpx2.post(f"{upstream.url}/v1/responses", json=broken, timeout=10)
+        refused = httpx2.post(f"{upstream.url}/v1/responses", json=broken, timeout=120)
         assert refused.status_code == 400
         assert "role 'user' not allowed" in refused.json()["error"]["message"]
 

@@ -161,3 +161,15 @@ def test_reset_replaces_only_an_agent() -> None:
     run, _ = commands(namespace)
     run.run("reset")
     assert isinstance(namespace["agent"], Agent) and namespace["agent"] is not old
+
+
+def test_activating_an_active_tool_claims_no_cache_break(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ops = user_agent()
+    run, _ = commands({"ops": ops})
+    run.run("activate read_file --session ops")
+    said = capsys.readouterr().out
+    assert "already active: read_file" in said and "cache break" not in said
+    run.run("activate add --session ops")
+    assert "activated add" in capsys.readouterr().out and "add" in ops.session.active_tools

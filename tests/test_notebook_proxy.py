@@ -102,7 +102,7 @@ def test_unloading_the_extension_stops_the_proxy(
     shell.run_line_magic("unload_ext", "dtl_notebook")
     assert not proxy.running
     with pytest.raises(httpx2.ConnectError):
-        httpx2.post(f"{proxy.url}/v1/messages", json={}, timeout=5)
+        httpx2.post(f"{proxy.url}/v1/messages", json={}, timeout=120)
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_the_view_predicts_on_arrival_and_completes_on_the_response(
         with httpx2.stream("POST", f"{url}/v1/messages", json=body, headers=headers) as reply:
             chunks = reply.iter_raw()
             next(chunks)
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 300  # a hang guard: the loop ends on arrival
             while not view.records and time.monotonic() < deadline:
                 time.sleep(0.02)
             (record,) = view.records  # predicted while the response is held back

@@ -44,13 +44,14 @@ def test_concurrent_clients_lose_and_mix_up_nothing(
     with Proxy(store=store, port=0, upstream_anthropic=upstream.url) as proxy:
 
         def client(n: int) -> list[tuple[bytes, bytes]]:
-            with httpx2.Client(base_url=proxy.url) as http:
+            # a hang guard, not a wait: 20 clients on a busy machine can take seconds a request
+            with httpx2.Client(base_url=proxy.url, timeout=120) as http:
                 sent = [body(f"client {n} request {i}") for i in range(each)]
                 return [(b, http.post("/v1/messages", content=b).content) for b in sent]
 
         with ThreadPoolExecutor(clients) as pool:
             pairs = [p for ps in pool.map(client, range(clients)) for p in ps]
-        assert proxy.recorder is not None and proxy.recorder.wait(clients * each)
+        assert proxy.recorder is not None and proxy.recorder.wait(clients * each, timeout=300)
     rows = store_rows(store)
     assert len(rows) == clients * each
     # every request with its own response (its echo: the cookie the client sent is masked)
@@ -73,13 +74,13 @@ def test_a_killed_proxy_leaves_a_readable_store(upstream: FaultUpstream, tmp_pat
         with httpx2.Client(base_url=url) as http:
             for i in range(5):
                 assert http.post("/v1/messages", content=body(f"turn {i}")).status_code == 200
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 300  # a hang guard: the loop ends once all are stored
         while time.monotonic() < deadline:
             if is_store(store) and len(store_rows(store)) == 5:
                 break
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
+        proc.wait(300)  # a killed process ends at once: a hang guard
     finally:
         proc.kill()
     rows = store_rows(store)

@@ -10,19 +10,23 @@ import json
 import math
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.agent.errors import ArgumentTypeError, InvalidArgumentError
 from dtl_notebook.agent.secrets import redact
+
+if TYPE_CHECKING:  # pydantic loads with the first model checked, not with every command
+    from pydantic import BaseModel
 
 MAX_SHOWN = 80
 
 
 def shown(value: Any, limit: int = MAX_SHOWN) -> str:
     """`repr` of a value with keys masked, cut to `limit` characters."""
-    text = repr(redact(value))
+    try:
+        text = repr(redact(value))
+    except RecursionError:  # a value inside itself (or nested past the stack): no key shown
+        return f"a {type(value).__name__} nested too deep to show (or holding itself)"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -168,6 +172,8 @@ def file_path(value: Any, param: str) -> Path:
 
 def model_list(values: Any, kind: type[BaseModel], param: str) -> list[Any]:
     """A list of `kind` models; a single model or a string instead of a list is refused."""
+    from pydantic import BaseModel
+
     if isinstance(values, str | bytes | BaseModel | Mapping) or not isinstance(values, Iterable):
         raise type_error(param, f"a list of {kind.__name__}", values)
     items = list(values)
@@ -182,6 +188,10 @@ def finite_json(value: Any, param: str) -> str:
     where they are."""
     try:
         dumped = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except RecursionError:
+        raise InvalidArgumentError(
+            f"{param} is not JSON: nested too deep to write; value {shown(value)}"
+        ) from None
     except (TypeError, ValueError) as exc:
         where = _bad_path(value, param) or param
         raise InvalidArgumentError(
@@ -192,21 +202,26 @@ def finite_json(value: Any, param: str) -> str:
     return dumped
 
 
-def _bad_path(value: Any, path: str) -> str | None:
-    """The path of the first value json.dumps refuses."""
+def _bad_path(value: Any, path: str, within: frozenset[int] = frozenset()) -> str | None:
+    """The path of the first value json.dumps refuses: one that is not JSON, or a container
+    inside itself (`within`: the containers on the way, by identity)."""
     if isinstance(value, float) and not math.isfinite(value):
         return path
+    if isinstance(value, Mapping | list | tuple):
+        if id(value) in within:  # a value that holds itself: JSON has no way to write it
+            return path
+        within = within | {id(value)}
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str | int | float | bool) and key is not None:
                 return f"{path}[{key!r}]"
-            found = _bad_path(item, f"{path}[{key!r}]")
+            found = _bad_path(item, f"{path}[{key!r}]", within)
             if found:
                 return found
         return None
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            found = _bad_path(item, f"{path}[{i}]")
+            found = _bad_path(item, f"{path}[{i}]", within)
             if found:
                 return found
         return None

@@ -14,8 +14,6 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jsonschema import Draft202012Validator
-
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DispatchError, TranscriptError, UnknownToolError
 from dtl_notebook.agent.messages import (
@@ -204,6 +202,8 @@ class ToolExecution:
         if refusal:
             raise LookupError(refusal)
         tool = self.registry[call.name]
+        from jsonschema import Draft202012Validator  # seconds to import: only where it runs
+
         error = next(iter(Draft202012Validator(tool.parameters).iter_errors(call.arguments)), None)
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "<arguments>"

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 from dtl_notebook._reuse.frozen import freeze
 from dtl_notebook._reuse.registry import Memo, active, memoized
@@ -17,7 +20,17 @@ from dtl_notebook.agent.checks import surrogate_problem, type_error, unicode_jso
 from dtl_notebook.agent.errors import InvalidArgumentError, ToolDefinitionError, UnknownToolError
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
+@functools.cache
+def _meta() -> Draft202012Validator:
+    """The Draft 2020-12 meta-schema validator, built on first use (importing jsonschema
+    takes seconds: a command that checks no tool schema never pays for it)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(Draft202012Validator.META_SCHEMA)
+
+
 EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -29,7 +42,7 @@ def _schema_problem(canonical: str) -> str | None:
         unicode_json(schema, "schema")
     except InvalidArgumentError as exc:
         return str(exc)
-    error = next(iter(sorted(_META.iter_errors(schema), key=lambda e: e.path)), None)
+    error = next(iter(sorted(_meta().iter_errors(schema), key=lambda e: e.path)), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "<root>"
         return f"not a valid JSON Schema (Draft 2020-12) at {where}: {error.message}"

@@ -49,13 +49,21 @@ __all__ = [
 
 
 class CacheAnalyzer:
-    """Feeds requests in order and predicts each one's cache figures against the earlier ones."""
+    """Feeds requests in order and predicts each one's cache figures against the earlier ones.
+    `keep=False` keeps only the latest entry in `entries` (an audit of a long capture in
+    bounded memory); `count` is the number of requests fed either way."""
 
     def __init__(
-        self, provider: str | None = None, model: str | None = None, **overrides: Any
+        self,
+        provider: str | None = None,
+        model: str | None = None,
+        *,
+        keep: bool = True,
+        **overrides: Any,
     ) -> None:
         self.provider, self.model, self.overrides = provider, model, overrides
         self.entries: list[CacheEntry] = []
+        self.keep, self.count = keep, 0
         self._cache = PromptCache()
         self._previous: Earlier | None = None
         self._carried: Carried | None = None
@@ -85,7 +93,7 @@ class CacheAnalyzer:
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
         facts = carry(cache_view(ctx, settings_salt), deferred, carried)
         chain, cum = facts.chain, facts.cum
-        now = float(len(self.entries)) if at is None else at
+        now = float(self.count) if at is None else at
         points = breakpoint_segments(cache_marks(payload), facts) if rule.breakpoints else []
         hidden_tokens, unpredicted = shared_prefix(ctx, payload, rule)
         if rule.breakpoints:
@@ -120,7 +128,7 @@ class CacheAnalyzer:
             lost = _lost(self.entries[-1], rule, cached) if self.entries else brk.lost_tokens
             brk = replace(brk, lost_tokens=lost, capabilities=capabilities(ctx.provider, ctx.model))
         entry = CacheEntry(
-            len(self.entries),
+            self.count,
             ctx.provider,
             ctx.model,
             total,
@@ -141,7 +149,10 @@ class CacheAnalyzer:
             )
         if response is not None:
             self.answer(entry, response, payload)
+        if not self.keep:
+            self.entries.clear()
         self.entries.append(entry)
+        self.count += 1
         start = _settings_start(facts) if rule.breakpoints else 0
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = deferred

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.cache.capture_request import detect_provider
+from dtl_notebook.cache.capture_request import detect_provider, request_problem
 from dtl_notebook.cache.exchange import (
     CaptureError,
     Exchange,
@@ -56,6 +56,31 @@ def load_capture(path: str | Path) -> list[Exchange]:
     if isinstance(document, dict) and "\n" in text.strip():  # one JSON spread over lines
         return _entry(document, name)
     return _jsonl(text, str(path))
+
+
+def request_file(path: str | Path) -> JSON:
+    """One request body from a JSON file (what `lint` checks), or a CaptureError naming the
+    file and what is wrong: empty, not UTF-8, not one JSON object, too deep, no model."""
+    data = Path(path).read_bytes()
+    if not data.strip():
+        raise CaptureError(f"{path}: empty file (expected one request body, a JSON object)")
+    text = _utf8(data, str(path))
+    try:
+        body = json_body(text, str(path))
+    except CaptureError as exc:
+        if "Extra data" in str(exc):  # a JSONL capture: several bodies, one a line
+            raise CaptureError(
+                f"{exc} — one request body per file (a capture of several: `audit`)"
+            ) from None
+        raise
+    model = body.get("model")
+    if not isinstance(model, str):
+        what = "missing" if model is None else f"expected a string, got {model!r}"
+        raise CaptureError(f"{path}: model: {what} (every request body names its model)")
+    problem = request_problem(body)
+    if problem is not None:
+        raise CaptureError(f"{path}: {problem}")
+    return body
 
 
 def _utf8(data: bytes, name: str) -> str:
@@ -165,7 +190,9 @@ def _har(document: JSON, name: str) -> list[Exchange]:
         if not isinstance(request, dict) or not isinstance(request.get("url"), str):
             raise CaptureError(f"{at}.request.url: missing")
         url = request["url"]
-        if provider_from_url(url) is None or request.get("method", "POST") != "POST":
+        method = request.get("method", "POST")  # HTTP methods are case-sensitive, but a
+        # hand-written or converted HAR says "post" for the same call
+        if provider_from_url(url) is None or str(method).upper() != "POST":
             continue
         post = request.get("postData")
         if not isinstance(post, dict) or not isinstance(post.get("text"), str):

@@ -119,15 +119,19 @@ def _block(block: dict[str, Any], where: str) -> None:
 
 
 def _too_deep(body: Any) -> str | None:
-    stack: list[tuple[Any, int]] = [(body, 0)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return f"nested more than {MAX_DEPTH} levels deep"
-        children = value.values() if isinstance(value, dict) else value
-        if isinstance(value, (dict, list)):
-            stack.extend((child, depth + 1) for child in children)
-    return None
+    """Nesting past MAX_DEPTH, walked level by level over the containers alone (a body's
+    strings and numbers, most of its values, are never visited)."""
+    level = [body] if isinstance(body, (dict, list)) else []
+    for _ in range(MAX_DEPTH):
+        if not level:
+            return None
+        below: list[Any] = []
+        for value in level:
+            children = value.values() if isinstance(value, dict) else value
+            below += [c for c in children if isinstance(c, (dict, list))]
+        level = below
+    # a value at depth MAX_DEPTH + 1: a container at MAX_DEPTH that holds anything
+    return f"nested more than {MAX_DEPTH} levels deep" if any(level) else None
 
 
 def _show(value: Any) -> str:

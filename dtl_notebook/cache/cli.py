@@ -1,10 +1,13 @@
 """`python -m dtl_notebook audit | lint | codes`: cache findings from a terminal and in CI.
 
 `audit FILE...` reads captures (HAR, JSONL, SDK pairs, the proxy's SQLite store) and reports
-every finding per provider; `--fail-on CODES` (comma-separated codes, or a severity: `error`,
-`warning`, `info`) makes the exit status 1 when one is found. `lint REQUEST.json` checks one
-request body. `codes` lists the vocabulary. `--json` prints machine-readable output. Exit
-status: 0 clean, 1 a --fail-on finding, 2 bad input.
+every finding per provider; `--fail-on` takes codes or a severity, a threshold as in a
+linter (`warning` fails on warnings and errors), comma-separated. `lint REQUEST.json` checks
+one request body. `codes` lists the vocabulary. `--json` prints machine-readable output.
+Exit status: 0 clean, 1 a --fail-on finding, 2 bad input (the file and the field named).
+
+Each command imports only what it runs: `codes` reads the finding table alone, and none of
+them loads the SDKs' types or the JSON Schema validator before it needs them.
 """
 
 from __future__ import annotations
@@ -12,55 +15,49 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from dtl_notebook.cache.audit import audit_capture
-from dtl_notebook.cache.capture import CaptureError
 from dtl_notebook.cache.codes import CODES
-from dtl_notebook.cache.conversation import ConversationFindings, conversation_findings
-from dtl_notebook.cache.findings import Finding
-from dtl_notebook.cache.lint import lint
-from dtl_notebook.wire.modes import PROVIDERS
+from dtl_notebook.cache.fail_on import FailOnError, failing_codes
 
-SEVERITIES = ("error", "warning", "info")
+if TYPE_CHECKING:
+    from dtl_notebook.cache.conversation import ConversationFindings
+    from dtl_notebook.cache.findings import Finding
+
+BAD_INPUT = 2
+
+
+class BadInput(ValueError):
+    """A command line or input file the commands cannot take; names the file and field."""
 
 
 def add_arguments(commands: Any) -> None:
     """The three subcommands, on an argparse subparsers object."""
+    fail_help = "codes, or a severity: fail on it and anything more severe"
     audit = commands.add_parser("audit", help="cache findings in captured traffic")
     audit.add_argument("files", nargs="+", metavar="FILE")
     audit.add_argument("--json", action="store_true", help="machine-readable output")
-    audit.add_argument("--fail-on", default="", metavar="CODES", help="codes or severities")
+    audit.add_argument("--fail-on", default="", metavar="CODES", help=fail_help)
     check = commands.add_parser("lint", help="static cache checks of one request body")
     check.add_argument("request", metavar="REQUEST.json")
-    check.add_argument("--provider", choices=PROVIDERS, help="default: detected")
+    check.add_argument("--provider", help="default: detected from the body")
     check.add_argument("--json", action="store_true")
-    check.add_argument("--fail-on", default="", metavar="CODES", help="codes or severities")
+    check.add_argument("--fail-on", default="", metavar="CODES", help=fail_help)
     listing = commands.add_parser("codes", help="the finding codes")
     listing.add_argument("--json", action="store_true")
-
-
-def fail_set(text: str) -> set[str]:
-    """The codes a --fail-on value names; an unknown one exits with status 2."""
-    wanted: set[str] = set()
-    for name in filter(None, (p.strip() for p in text.split(","))):
-        if name in SEVERITIES:
-            wanted |= {c for c, e in CODES.items() if e.severity == name}
-        elif name in CODES:
-            wanted.add(name)
-        else:
-            raise SystemExit(_bad(f"--fail-on: unknown code {name!r} (see `codes`)"))
-    return wanted
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a parsed subcommand; returns the exit status."""
     if args.command == "codes":
         return _codes(args.json)
-    failing = fail_set(args.fail_on)
     try:
-        groups = _audit(args.files) if args.command == "audit" else _lint(args)
-    except (CaptureError, OSError, ValueError, TypeError) as error:
+        failing = failing_codes(args.fail_on, "--fail-on")
+        groups = _audit(args.files) if args.command == "audit" else [_lint(args)]
+    except (BadInput, FailOnError) as error:
         return _bad(str(error))
     if args.json:
         print(json.dumps([_group_json(g) for g in groups], indent=2))
@@ -70,29 +67,53 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _audit(files: list[str]) -> list[ConversationFindings]:
+    from dtl_notebook.cache.stream_audit import audit_stream
+
     groups = []
     for path in files:
-        audit = audit_capture(path)
-        for provider, report in audit.reports.items():
-            requests = audit.requests(provider)
-            groups.append(conversation_findings(report, requests, name=f"{path} [{provider}]"))
+        with _named(path):
+            groups += audit_stream(path)
     return groups
 
 
-def _lint(args: argparse.Namespace) -> list[ConversationFindings]:
-    from dtl_notebook.cache.capture import detect_provider
+def _lint(args: argparse.Namespace) -> ConversationFindings:
+    from dtl_notebook.cache.capture import request_file
+    from dtl_notebook.cache.capture_request import detect_provider
+    from dtl_notebook.cache.conversation import ConversationFindings
+    from dtl_notebook.cache.lint import lint
+    from dtl_notebook.wire.modes import PROVIDERS
 
-    with open(args.request, encoding="utf-8") as f:
-        payload = json.load(f)
-    if not isinstance(payload, dict):
-        raise ValueError(f"{args.request}: a request body must be a JSON object")
-    provider = args.provider or detect_provider(payload, None)
-    return [ConversationFindings(f"{args.request} [{provider}]", lint(payload, provider))]
+    if args.provider is not None and args.provider not in PROVIDERS:
+        known = ", ".join(PROVIDERS)
+        raise BadInput(f"--provider: unknown provider {args.provider!r} (one of {known})")
+    with _named(args.request):
+        payload = request_file(args.request)
+        provider = args.provider or detect_provider(payload, None)
+        found = lint(payload, provider)
+    return ConversationFindings(f"{args.request} [{provider}]", found)
+
+
+@contextmanager
+def _named(path: str) -> Iterator[None]:
+    """Bad input met while reading `path` (a CaptureError is a ValueError) becomes BadInput
+    naming the file."""
+    try:
+        yield
+    except (OSError, ValueError, TypeError, RecursionError) as error:
+        if isinstance(error, OSError):
+            text = f"{path}: cannot read: {error.strerror or error}"
+        elif isinstance(error, RecursionError):
+            text = f"{path}: nested too deep to read"
+        else:
+            text = str(error)
+        if not text.startswith(path) and Path(path).name not in text:
+            text = f"{path}: {text}"
+        raise BadInput(text) from None
 
 
 def _bad(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
-    return 2
+    return BAD_INPUT
 
 
 def _group_json(group: ConversationFindings) -> dict[str, Any]:
@@ -101,6 +122,7 @@ def _group_json(group: ConversationFindings) -> dict[str, Any]:
         "hit_ratio": round(group.hit_ratio, 4),
         "hit_ratio_reported": group.reported,
         "findings": [f.to_dict() for f in group.findings],
+        "left_out": group.left_out,
     }
 
 
@@ -147,6 +169,8 @@ def _print(groups: list[ConversationFindings]) -> None:
             console.print("  no findings")
         for f in group.findings:
             console.print(_line(f), highlight=False)
+        for left in group.left_out:
+            console.print(f"  [dim]left out: {escape(left)}[/dim]", highlight=False)
 
 
 def _line(f: Finding) -> str:

@@ -17,10 +17,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from dtl_notebook.cache.causes import BreakCause, Part
-from dtl_notebook.wire.breakpoints import LOOKBACK_BLOCKS
-from dtl_notebook.wire.modes import PROVIDERS
-from dtl_notebook.wire.profiles import profile_for
-from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS
+from dtl_notebook.wire.cache_limits import LOOKBACK_BLOCKS, MAX_CACHE_BREAKPOINTS
 
 Severity = Literal["error", "warning", "info"]
 # the figures the rows' words name, from the rules that apply them
@@ -101,8 +98,13 @@ def fix(name: str) -> str:
 @functools.cache
 def capabilities(provider: str, model: str) -> frozenset[str]:
     """What a fix may count on: the provider's name and the model profile's true flags."""
+    # the provider and model tables load only where a fix is chosen, not for `codes`
+    from dtl_notebook.wire.profiles import profile_for
+    from dtl_notebook.wire.providers import PROVIDERS
+
     if provider not in PROVIDERS or not model:
         return frozenset({provider})
+
     profile = profile_for(provider, model)[0]
     flags = {name for name, value in profile if value is True}
     return frozenset({provider, *flags})

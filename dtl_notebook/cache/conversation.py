@@ -7,24 +7,27 @@ request read, and a gap between requests longer than the TTL (with send times).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from dtl_notebook.cache.entries import CacheReport
+from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.findings import Finding, break_finding
 from dtl_notebook.cache.lint import lint
 from dtl_notebook.cache.prefix_rules import cache_rule
+from dtl_notebook.context.model import ModelContext
 from dtl_notebook.wire.request import WireRequest
 
 
 @dataclass
 class ConversationFindings:
-    """A conversation's findings in request order, and its cache hit ratio."""
+    """A conversation's findings in request order, and its cache hit ratio. `left_out`
+    names the requests of the capture that could not be analyzed, with why."""
 
     name: str | None
     findings: list[Finding] = field(default_factory=list)
     hit_ratio: float = 0.0  # read / input tokens: reported where recorded, else predicted
     reported: bool = False
+    left_out: list[str] = field(default_factory=list)
 
     def codes(self) -> set[str]:
         return {f.code for f in self.findings}
@@ -37,56 +40,88 @@ def conversation_findings(
     name: str | None = None,
 ) -> ConversationFindings:
     """Findings of one analyzed conversation (`report` of `requests`, sent at `times`)."""
-    out = ConversationFindings(name)
-    said: set[str] = set()
+    found = FindingsBuilder(name)
     for entry, request in zip(report.entries, requests, strict=True):
         payload = request.payload if isinstance(request, WireRequest) else request
-        for found in lint(payload, entry.provider, entry.model):
-            if found.code not in said:  # a fact about the client: once per conversation
-                said.add(found.code)
-                out.findings.append(_at(found, entry.index, name))
+        found.add(entry, payload, times[entry.index] if times else None)
+    return found.finish()
+
+
+class FindingsBuilder:
+    """A conversation's findings gathered one analyzed request at a time, in constant memory
+    per request: what `conversation_findings` returns, for a capture too long to hold."""
+
+    def __init__(self, name: str | None) -> None:
+        self.out = ConversationFindings(name)
+        self._said: set[str] = set()
+        self._previous: tuple[CacheEntry, float | None] | None = None
+        self._unread: list[Finding] = []  # writes no later request has read (yet)
+        self._usage = [0, 0, 0, 0]  # predicted read, predicted total, reported read, total
+        self._reported = self._known = False
+
+    def add(
+        self,
+        entry: CacheEntry,
+        payload: dict[str, Any],
+        at: float | None = None,
+        context: ModelContext | None = None,
+    ) -> None:
+        """Take the next analyzed request (`entry` of `payload`, sent at `at`); `context`:
+        its model context as sent, where the caller has it."""
+        name, k = self.out.name, entry.index
+        for found in lint(payload, entry.provider, entry.model, context=context):
+            if found.code not in self._said:  # a fact about the client: once per conversation
+                self._said.add(found.code)
+                self.out.findings.append(Finding(found.code, found.where, found.involved, k, name))
         if entry.cache_break is not None:
-            out.findings.append(break_finding(entry.cache_break, entry.index, name))
-    out.findings += _usage(report, times, name)
-    out.findings.sort(key=lambda f: f.index or 0)
-    # an engine that did not say what it cached (cached unknown) tells nothing about hits
-    reported = [e.reported for e in report.entries if e.reported is not None]
-    known = [u for u in reported if u.cached is not None]
-    out.reported = bool(reported)
-    if known:
-        read = sum(u.cached or 0 for u in known)
-        total = sum((u.cached or 0) + (u.written or 0) + (u.uncached or 0) for u in known)
-    else:
-        read = sum(e.cached_tokens for e in report.entries)
-        total = sum(e.total_tokens for e in report.entries)
-    out.hit_ratio = read / total if total else 0.0
-    return out
+            self.out.findings.append(break_finding(entry.cache_break, k, name))
+        self._usage_findings(entry, at)
+        self._count(entry)
+        self._previous = (entry, at)
 
+    def finish(self) -> ConversationFindings:
+        out = self.out
+        last = self._previous[0].index if self._previous else None
+        out.findings += [f for f in self._unread if f.index != last]  # a later request read none
+        self._unread = []
+        out.findings.sort(key=lambda f: f.index or 0)
+        # an engine that did not say what it cached (cached unknown) tells nothing about hits
+        out.reported = self._reported
+        predicted_read, predicted_total, read, total = self._usage
+        if not self._known:
+            read, total = predicted_read, predicted_total
+        out.hit_ratio = read / total if total else 0.0
+        return out
 
-def _at(found: Finding, index: int, name: str | None) -> Finding:
-    return replace(found, index=index, conversation=name)
-
-
-def _usage(report: CacheReport, times: list[float] | None, name: str | None) -> list[Finding]:
-    out: list[Finding] = []
-    entries = report.entries
-    for k, entry in enumerate(entries):
+    def _usage_findings(self, entry: CacheEntry, at: float | None) -> None:
+        name, k = self.out.name, entry.index
         rule = cache_rule(entry.provider, entry.model)
-        gap = times[k] - times[k - 1] if times and k else 0.0
+        before = self._previous
+        gap = at - before[1] if at is not None and before and before[1] is not None else 0.0
         if gap > rule.ttl_seconds:
-            out.append(Finding("ttl_gap", None, [f"{gap:.0f}s > {rule.ttl_seconds:.0f}s"], k, name))
+            why = [f"{gap:.0f}s > {rule.ttl_seconds:.0f}s"]
+            self.out.findings.append(Finding("ttl_gap", None, why, k, name))
         used = entry.reported
+        if used is None or used.cached != 0:  # read (or unknown): earlier writes may be read
+            self._unread = []
         if used is None:
-            continue
-        intact = k and entry.cache_break is None and entry.cached_tokens > 0
+            return
+        intact = before is not None and entry.cache_break is None and entry.cached_tokens > 0
         if intact and used.cached == 0 and gap <= rule.ttl_seconds:
             why = [f"{entry.cached_tokens} tokens expected"]
-            out.append(Finding("prefix_intact_not_read", None, why, k, name))
-        later = entries[k + 1 :]
-        if (
-            (used.written or 0) > 0
-            and later
-            and all(e.reported is not None and e.reported.cached == 0 for e in later)
-        ):
-            out.append(Finding("write_never_read", None, [f"{used.written} tokens"], k, name))
-    return out
+            self.out.findings.append(Finding("prefix_intact_not_read", None, why, k, name))
+        if (used.written or 0) > 0:
+            why = [f"{used.written} tokens"]
+            self._unread.append(Finding("write_never_read", None, why, k, name))
+
+    def _count(self, entry: CacheEntry) -> None:
+        self._usage[0] += entry.cached_tokens
+        self._usage[1] += entry.total_tokens
+        used = entry.reported
+        if used is None:
+            return
+        self._reported = True
+        if used.cached is not None:
+            self._known = True
+            self._usage[2] += used.cached
+            self._usage[3] += used.cached + (used.written or 0) + (used.uncached or 0)

@@ -14,7 +14,6 @@ from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact
 from dtl_notebook.cache.analyze import reported_usage
 from dtl_notebook.cache.capture_request import detect_provider, request_problem
-from dtl_notebook.wire.lenient import captured_findings
 from dtl_notebook.wire.reply import (
     JSON,
     ProviderError,
@@ -41,11 +40,25 @@ class Exchange:
     error: ProviderError | None = None
     status: int | None = None
     url: str | None = None
-    # findings on the request as the API takes it (never a refusal: the provider saw it)
-    notes: list[str] = field(default_factory=list)
+    _notes: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def notes(self) -> list[str]:
+        """Findings on the request as the API takes it (never a refusal: the provider saw
+        it), worked out when first read: the view reads them, the audit does not, and they
+        check the body against the SDKs' request types."""
+        if self._notes is None:
+            from dtl_notebook.wire.lenient import captured_findings
+
+            self._notes = captured_findings(self.request, self.provider)
+        return self._notes
+
+    @notes.setter
+    def notes(self, value: list[str]) -> None:
+        self._notes = value
 
     def __repr__(self) -> str:  # captured bodies may hold keys: masked like everything shown
-        fields = ", ".join(f"{k}={redact(v)!r}" for k, v in vars(self).items())
+        fields = ", ".join(f"{k}={redact(v)!r}" for k, v in vars(self).items() if k != "_notes")
         return f"Exchange({fields})"
 
 
@@ -60,7 +73,10 @@ def json_body(value: Any, where: str) -> JSON:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise CaptureError(f"{where}: not JSON ({exc.msg}): {body_preview(value)}") from None
+            at = f" at line {exc.lineno} column {exc.colno}" if "\n" in value.strip() else ""
+            raise CaptureError(
+                f"{where}: not JSON ({exc.msg}{at}): {body_preview(value)}"
+            ) from None
         except RecursionError:
             raise CaptureError(f"{where}: JSON nested too deep to read") from None
     if not isinstance(value, dict):
@@ -85,7 +101,6 @@ def exchange_from(
         raise CaptureError(f"{where}: request {problem}")
     provider = detect_provider(body, url)
     exchange = Exchange(where, provider, body, status=status, url=url)
-    exchange.notes = captured_findings(body, provider)
     if raw is None or (raw == "" and refused(status)):
         if refused(status):
             exchange.error = ProviderError(provider, "empty error body", status)

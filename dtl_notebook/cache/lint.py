@@ -38,12 +38,18 @@ _CATALOG_TITLES = ("Deferred tools (search before use):", "Deferred tools by gro
 _PREFIX_KINDS = {"tool_schema", "tool_summary", "system"}
 
 
-def lint(payload: dict[str, Any], provider: str, model: str | None = None) -> list[Finding]:
-    """Findings about one request body, in the vocabulary's order of appearance."""
+def lint(
+    payload: dict[str, Any],
+    provider: str,
+    model: str | None = None,
+    context: ModelContext | None = None,
+) -> list[Finding]:
+    """Findings about one request body, in the vocabulary's order of appearance; `context`:
+    its model context, where the caller already worked it out."""
     if not isinstance(payload, dict):
         raise TypeError(f"request must be a JSON object, got {type(payload).__name__}")
     model = model or str(payload.get("model", ""))
-    ctx = model_context(payload, provider, model)
+    ctx = context or model_context(payload, provider, model)
     found: list[Finding] = []
     found += _volatile(ctx)
     found += _tool_order(payload, provider)

@@ -36,7 +36,7 @@ from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.context.content_rules import openai_hosted_unpublished
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.request_kinds import tool_kinds
-from dtl_notebook.wire.breakpoints import LOOKBACK_BLOCKS
+from dtl_notebook.wire.cache_limits import LOOKBACK_BLOCKS
 from dtl_notebook.wire.profiles import ModelProfile, profile_for
 from dtl_notebook.wire.providers import Part
 

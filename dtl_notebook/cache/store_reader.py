@@ -9,6 +9,7 @@ cannot be read, becomes an Exchange with an error naming why, not a refusal of t
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,25 +30,38 @@ def is_store(path: str | Path) -> bool:
 
 def store_rows(path: str | Path) -> list[dict[str, Any]]:
     """The stored exchanges of a proxy store, oldest first, as column -> value."""
+    return list(iter_rows(path))
+
+
+def iter_rows(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The stored exchanges of a proxy store, oldest first, one row at a time."""
     try:
         db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise CaptureError(f"{path}: cannot open the SQLite store: {exc}") from None
     try:
         db.row_factory = sqlite3.Row
-        rows = db.execute("SELECT * FROM exchanges ORDER BY id").fetchall()
-    except sqlite3.Error as exc:
-        raise CaptureError(f"{path}: not a dtl_notebook proxy store ({exc})") from None
+        try:
+            rows = db.execute("SELECT * FROM exchanges ORDER BY id")
+        except sqlite3.Error as exc:
+            raise CaptureError(f"{path}: not a dtl_notebook proxy store ({exc})") from None
+        for row in rows:
+            yield dict(row)
     finally:
         db.close()
-    return [dict(row) for row in rows]
 
 
 def load_store(path: str | Path) -> list[Exchange]:
     """Every generation call in a proxy store, as capture Exchanges."""
-    found: list[Exchange] = []
+    return list(iter_store(path))
+
+
+def iter_store(path: str | Path) -> Iterator[Exchange]:
+    """Every generation call in a proxy store, one at a time. A request the analysis cannot
+    read (no model, a list that is not objects) is an Exchange with an error naming it: the
+    client sent it and the provider refused or mis-took it, and the rest is still audited."""
     name = Path(path).name
-    for row in store_rows(path):
+    for row in iter_rows(path):
         if row["path"].endswith("/count_tokens"):
             continue
         where = f"{name}: exchange {row['number']} ({row['method']} {row['path']})"
@@ -60,14 +74,12 @@ def load_store(path: str | Path) -> list[Exchange]:
         try:
             if failure:
                 raise CaptureError(failure)
-            exchange = exchange_from(where, body, row["response_body"], status, url)
+            yield exchange_from(where, body, row["response_body"], status, url)
         except CaptureError as exc:
-            if not isinstance(body.get("model"), str):
-                raise
             exchange = Exchange(where, row["provider"], body, status=status, url=url)
+            exchange.notes = []  # a body the analysis cannot read is not checked further
             reason = str(exc).removeprefix(f"{where}: ")
             if row["truncated"]:
                 reason += " (the stored response was truncated at the size limit)"
             exchange.error = ProviderError(row["provider"], reason, status)
-        found.append(exchange)
-    return found
+            yield exchange

@@ -69,8 +69,8 @@ class Emulator:
             return self._error(400, f"request body is not JSON: {exc.msg}", None)
         try:  # as the API takes it, which is laxer than the SDK types in places
             validate_lenient(payload, self.provider)
-        except WireValidationError as exc:
-            return self._error(400, exc.reason, exc.path)
+        except WireValidationError as exc:  # the field and the value named, as the API does
+            return self._error(400, f"{exc.path or 'body'}: {exc.reason}", exc.path)
         self.requests.append(request.content)
         # written by pydantic-core: a Responses reply echoes every tool of the request
         body = pydantic_core.to_json(self.respond(payload))

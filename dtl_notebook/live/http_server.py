@@ -14,7 +14,9 @@ from typing import Any
 
 import uvicorn
 
-START_TIMEOUT_S = 10.0
+# a hang guard, not a wait: start() returns as soon as the server is up, and a server that
+# fails to start ends its thread at once; on a loaded machine a start can take seconds
+START_TIMEOUT_S = 60.0
 
 
 class _IncompleteResponseFilter(logging.Filter):

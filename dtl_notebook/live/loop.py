@@ -245,6 +245,8 @@ class Agent:
             raise checks.type_error("on_step", "a callable or None", on_step)
         saved = self.session.checkpoint()
         cache_state = copy.deepcopy(self.cache)
+        recorder = self.transport if isinstance(self.transport, Recorder) else None
+        recorded = recorder.mark() if recorder else None
         steps: list[Step] = []
         self._emit(AgentEvent("turn_start", text), on_step)
         failure: tuple[TurnError, BaseException] | None = None
@@ -254,7 +256,13 @@ class Agent:
             self.session.rollback(saved)
             self.cache = cache_state
             where = f"step {len(steps) + 1}"
-            message = redact(f"turn failed at {where}: {exc}; the session is unchanged")
+            message = f"turn failed at {where}: {exc}; the session is unchanged"
+            if recorder is not None:  # the recording holds no exchange the session lost
+                try:
+                    recorder.restore(recorded)
+                except OSError as lost:
+                    message += f" (but {recorder.path} keeps its exchanges: {lost})"
+            message = redact(message)
             self._emit(AgentEvent("turn_failed", text, error=message), on_step)
             if not isinstance(exc, Exception):
                 raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,22 @@ class Recorder:
         text = json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n"
         write_atomic(self.path, previous + text.encode("utf-8"))
         return response
+
+    def mark(self) -> int | None:
+        """Where the recording ends now (None: no file yet), for `restore`."""
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return None
+
+    def restore(self, mark: int | None) -> None:
+        """Drop what was recorded since `mark` (a failed turn's exchanges, which the session
+        no longer holds). Each exchange only appends, so cutting the file back restores it
+        byte for byte, in place: it needs no free disk space."""
+        if mark is None:
+            self.path.unlink(missing_ok=True)
+        elif self.path.exists() and self.path.stat().st_size > mark:
+            os.truncate(self.path, mark)
 
 
 class ReplayTransport:

@@ -150,10 +150,13 @@ class Commands:
         if unknown:
             raise UsageError(f"not registered: {', '.join(unknown)} (see %dtl tools)")
         added = session.activate(args.names)
+        if not added:  # nothing changes in the next request: no break to announce
+            print(f"already active: {', '.join(args.names)} (nothing changes)")
+            return
         them = "it" if len(added) == 1 else "them"
         print(
-            f"activated {', '.join(added) or 'nothing new'} outside a tool run: no load point is "
-            f"written, so the next request carries {them} in the prefix (a visible cache break)"
+            f"activated {', '.join(added)} outside a tool run: no load point is written, so "
+            f"the next request carries {them} in the prefix (a visible cache break)"
         )
 
     def do_provider(self, args: Any) -> None:

@@ -124,7 +124,8 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
     analyzers: dict[tuple[str, str], CacheAnalyzer] = {}
     for index, exchange in enumerate(load_capture(path)):
         name = provider or exchange.provider
-        model = str(exchange.request.get("model", ""))
+        model = exchange.request.get("model")
+        model = model if isinstance(model, str) and model.strip() else "(no model)"
         if exchange.error is None:
             analyzer = analyzers.setdefault((name, model), CacheAnalyzer(name, model))
             entry = analyzer.add(exchange.request, exchange.response)

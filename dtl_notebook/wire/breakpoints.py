@@ -15,11 +15,10 @@ from __future__ import annotations
 import bisect
 
 from dtl_notebook._reuse.prefix import PrefixScan
+from dtl_notebook.wire.cache_limits import LOOKBACK_BLOCKS
 from dtl_notebook.wire.request import JSON
 
 CACHE_MODES = ("automatic", "explicit", "none")
-# a cache read walks back at most 20 blocks from a breakpoint (prompt caching page)
-LOOKBACK_BLOCKS = 20
 # new blocks past the previous request's end beyond which an intermediate breakpoint marks
 # that end, so the next read reaches it (the lookback, less a margin)
 MAX_NEW_BLOCKS = LOOKBACK_BLOCKS - 2

@@ -86,9 +86,14 @@ def error_from_body(data: Any, provider: str, status: int | None = None) -> Prov
     if not isinstance(data, dict):
         return None
     error = data.get("error")
-    if isinstance(error, dict) and (data.get("type") == "error" or len(data) <= 2):
+    # an error object beside anything but a reply's own keys (`request_id`, a gateway's
+    # `provider` or `metadata`) is the error: extra keys never hide its message
+    if isinstance(error, dict) and (
+        data.get("type") == "error" or len(data) <= 2 or not _REPLY_KEYS & set(data)
+    ):
         kind = error.get("type") or error.get("code")
-        return ProviderError(provider, str(error.get("message") or ""), status, _text(kind))
+        message = error.get("message") or _unsaid(error)
+        return ProviderError(provider, str(message), status, _text(kind))
     if data.get("type") == "error" and "message" in data:  # Responses stream error event
         kind = data.get("code") or data.get("error_type")
         return ProviderError(provider, str(data["message"]), status, _text(kind))
@@ -108,6 +113,11 @@ def error_from_body(data: Any, provider: str, status: int | None = None) -> Prov
 
 
 _REPLY_KEYS = {"choices", "output", "content", "message"}
+
+
+def _unsaid(error: dict[str, Any]) -> str:
+    """What an error object without a `message` holds, shown so the user can read it."""
+    return f"an error object without a message: {body_preview(json.dumps(error, default=str))}"
 
 
 def _text(value: Any) -> str | None:

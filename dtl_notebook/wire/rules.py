@@ -18,15 +18,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dtl_notebook._reuse.prefix import PrefixScan
+from dtl_notebook.wire.cache_limits import MAX_CACHE_BREAKPOINTS
 from dtl_notebook.wire.problems import Problem, as_list, dict_items, raise_first
 from dtl_notebook.wire.shape_errors import Path, fail, format_path, short
 from dtl_notebook.wire.tool_rules import check_anthropic_tools, tool_marks
 
-# https://platform.claude.com/docs/en/build-with-claude/prompt-caching: at most 4 breakpoints
-# per request. The API counts blocks carrying cache_control wherever they sit, a block nested
-# in a tool_result included ("A maximum of 4 blocks with cache_control may be provided. Found
-# 5."), and automatic caching's top-level cache_control takes one of the slots.
-MAX_CACHE_BREAKPOINTS = 4
 TOOL_REFERENCE = "tool_reference"
 REFERENCES_ONLY_RULE = (
     "a tool_result whose content carries tool_reference blocks holds only tool_reference "

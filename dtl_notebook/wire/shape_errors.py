@@ -165,8 +165,9 @@ def _reason(err: ErrorDetails) -> str:
         return f"extra_forbidden: unexpected key {last!r}"
     if kind == "missing":
         return f"missing: field {last!r} required"
-    if kind == "literal_error":
-        return f"literal_error: {err['msg']}, got {short(err.get('input'))}"
+    value = err.get("input")
+    if kind == "literal_error" or isinstance(value, str | int | float | bool | type(None)):
+        return f"{kind}: {err['msg']}, got {short(value)}"
     return f"{kind}: {err['msg']}"
 
 

@@ -21,17 +21,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from anthropic._streaming import SSEDecoder
-
 from dtl_notebook.wire.problems import as_list
 from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.reply import JSON, ResponseFormatError, body_preview, error_from_body
-from dtl_notebook.wire.stream_accumulators import (
-    RESPONSES_DONE,
-    accumulate_anthropic,
-    accumulate_chat,
-    accumulate_responses,
-)
 
 
 def response_body(value: Any, provider: str) -> Any:
@@ -132,6 +124,8 @@ def _json_lines(lines: list[str], provider: str) -> list[Any]:
 def sse_events(body: str | bytes, provider: str) -> list[Any]:
     """The JSON data of each server-sent event (the SDK's decoder); `[DONE]` ends a stream, and
     events after it (a next stream) are read too."""
+    from anthropic._streaming import SSEDecoder  # the SDK's types load only where read
+
     raw = body.encode() if isinstance(body, str) else body
     events: list[Any] = []
     for number, event in enumerate(SSEDecoder().iter_bytes(iter([raw]))):
@@ -166,6 +160,13 @@ def _accumulate(events: list[Any], provider: str, at: list[int]) -> JSON:
         error = error_from_body(event, provider)
         if error is not None:
             raise error
+    # the SDKs' accumulators (and their types) load with the first stream to accumulate
+    from dtl_notebook.wire.stream_accumulators import (
+        accumulate_anthropic,
+        accumulate_chat,
+        accumulate_responses,
+    )
+
     stream_format = spec(provider).stream_format
     if stream_format == "message-events":
         return accumulate_anthropic(events, at)
@@ -179,6 +180,8 @@ def split_streams(events: list[Any], provider: str) -> list[list[int]]:
     stream_format = spec(provider).stream_format
     if stream_format == "chat-chunks":
         return _chat_streams(events)
+    from dtl_notebook.wire.stream_accumulators import RESPONSES_DONE
+
     starts = [0]
     opened = closed = False
     for i, event in enumerate(events):
