@@ -8,7 +8,8 @@ A request joins, in this order of evidence:
 3. the conversation whose latest request it extends: its message list (`messages`, or the
    Responses `input`) starts with all of that request's messages, read as the provider reads
    them (`normalized`); the longest such prefix wins, then the same model, then the most
-   recent. Other conversations' requests in between change nothing;
+   recent (another model's only where messages are added). Other conversations' requests in
+   between change nothing;
 4. else a new conversation.
 Candidates are always of the same provider and the same `metadata.user_id` (Claude Code puts its
 session id there, so two sessions never join; parallel agents of one session stay apart unless
@@ -149,13 +150,14 @@ class Conversations:
         return len(self._live)
 
     def _extended(self, scope: _Scope, hashes: list[str], model: Any) -> str | None:
-        """The conversation whose latest history this one extends furthest (same model first,
-        then the most recent: OpenCode's title request on a small model repeats the first
-        user message of the session it names)."""
-        for h in reversed(hashes):
-            names = self._by_end.get((scope, h))
-            if names:
-                same = [n for n in names if self._live[n].model == model]
+        """The conversation whose latest history this one extends furthest, of the same model
+        first, then the most recent. A conversation of another model is continued only by a
+        request that adds messages to it (a model switch): OpenCode's title request, on a small
+        model, repeats the first user message of the session it names and is its own."""
+        for at, h in enumerate(reversed(hashes)):
+            names = self._by_end.get((scope, h), [])
+            same = [n for n in names if self._live[n].model == model]
+            if same or (names and at > 0):  # another model: only where this adds messages
                 return (same or names)[-1]
         return None
 
