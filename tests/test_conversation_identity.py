@@ -3,7 +3,8 @@ sessions or between interleaved parallel agents (the audit, the captured view, t
 
 Claude Code's system prompt and tools come from its real request template
 (../shared/fixtures/real/claude-code, from askalf/dario, read through `real_recordings`); the
-Codex body is the 0.144 shape of test_lenient_capture; OpenCode's title request and Anthropic
+Codex body is the 0.144 shape of test_lenient_capture and Codex's WebSocket trace is
+claude-tap's (../shared/fixtures/real/claude-tap); OpenCode's title request and Anthropic
 thread continuations are built here in the shapes those clients send.
 """
 
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook.__main__ import main
-from dtl_notebook.cache import audit_capture
+from dtl_notebook.cache import audit_capture, load_capture
 from dtl_notebook.cache.analyze import analyze_conversations
 from dtl_notebook.cache.conversation_key import Conversations, conversation_names
 from dtl_notebook.notebook.records import from_capture
@@ -133,6 +134,17 @@ def test_codex_sessions_are_told_apart_by_their_cache_key() -> None:
     assert _names("openai-responses", bodies) == ["c1"] * 3 + ["c2"] * 3
     report = analyze_conversations(bodies, "openai-responses", [None] * 6)
     assert [e.cache_break for e in report.entries] == [None] * 6
+
+
+def test_a_real_codex_websocket_session_is_one_conversation(real_recordings: Path) -> None:
+    """claude-tap's sanitized Codex trace (liaohch3/claude-tap, tests/fixtures): a prefetch,
+    a tool call and a final answer, chained by `previous_response_id` although each request
+    carries another `prompt_cache_key`."""
+    path = real_recordings / "claude-tap" / "codex_ws_multi_response_trace.jsonl"
+    exchanges = [e for e in load_capture(path) if e.error is None]
+    triples = [(e.provider, e.request, e.response) for e in exchanges]
+    assert len({e.request.get("prompt_cache_key") for e in exchanges}) == 3
+    assert list(conversation_names(triples)) == ["c1"] * 3
 
 
 def test_opencodes_title_request_is_its_own_conversation() -> None:
