@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,11 +26,14 @@ from dtl_notebook.__main__ import main
 from dtl_notebook.cache import audit_capture, load_capture
 from dtl_notebook.cache.analyze import analyze_conversations
 from dtl_notebook.cache.conversation_key import Conversations, conversation_names
+from dtl_notebook.live.emulator_server import EmulatorServer
 from dtl_notebook.notebook.records import from_capture
+from dtl_notebook.proxy import Proxy
 
 from .test_lenient_capture import codex_body
 
 EPH = {"type": "ephemeral"}
+KEY = "sk-ant-api03-TESTKEY0123456789abcdef"
 JSON = dict[str, Any]
 
 
@@ -254,3 +260,39 @@ def test_hundreds_of_interleaved_conversations_stay_apart() -> None:
             messages.append({"role": "assistant", "content": "ok"})
     assert all(len(n) == 1 for n in names.values())
     assert len(grouping) == 200
+
+
+def test_the_proxy_keeps_a_claude_code_session_one_conversation_and_diagnoses_it(
+    tmp_path: Path,
+) -> None:
+    """Through the proxy in front of the emulator, with cache diagnostics on: request 2 (its
+    system note now a plain string) joins request 1 and is compared with its response."""
+    note = {"role": "system", "content": [{"type": "text", "text": "Note.", "cache_control": EPH}]}
+    first = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 20,
+        "messages": [{"role": "user", "content": "hi"}, note],
+    }
+    store = tmp_path / "cc.sqlite"
+    with (
+        EmulatorServer() as emulator,
+        Proxy(store=store, port=0, diagnostics=True, upstream_anthropic=emulator.url) as proxy,
+    ):
+        with httpx2.Client(base_url=proxy.url, headers={"x-api-key": KEY}) as client:
+            reply = client.post("/v1/messages", json=first).json()
+            second = copy.deepcopy(first)
+            second["messages"][1] = {"role": "system", "content": "Note."}
+            second["messages"] += [
+                {"role": "assistant", "content": reply["content"][0]["text"]},
+                {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "more", "cache_control": EPH}],
+                },
+            ]
+            assert client.post("/v1/messages", json=second).status_code == 200
+        assert proxy.recorder is not None and proxy.recorder.wait(2)
+    stored = load_capture(store)
+    assert stored[1].request["diagnostics"] == {"previous_message_id": reply["id"]}
+    with closing(sqlite3.connect(store)) as db:
+        rows = db.execute("SELECT conversation FROM exchanges ORDER BY number").fetchall()
+    assert rows == [("c1",), ("c1",)]
