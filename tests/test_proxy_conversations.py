@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtl_notebook.proxy.conversations import Conversations
+from dtl_notebook.cache.conversation_key import Conversations
 
 PROVIDERS = ["anthropic", "openai-responses", "openai-chat"]
 

@@ -14,6 +14,7 @@ from typing import Any
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
 from dtl_notebook.cache.change_savings import change_savings
 from dtl_notebook.cache.codes import capabilities
+from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.diagnostics import agreement, provider_diagnosis
 from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.explain import (
@@ -44,6 +45,7 @@ __all__ = [
     "DiffOp",
     "Usage",
     "analyze",
+    "analyze_conversations",
     "reported_usage",
 ]
 
@@ -253,3 +255,22 @@ def analyze(
         response = responses[i] if responses and i < len(responses) else None
         analyzer.add(request, response, times[i] if times else None)
     return analyzer.report()
+
+
+def analyze_conversations(
+    requests: list[dict[str, Any]],
+    provider: str,
+    responses: list[Any],
+    **overrides: Any,
+) -> CacheReport:
+    """`analyze` of one provider's traffic in arrival order, each request compared only with
+    its own conversation's earlier requests (`conversation_key`): a new session or an
+    interleaved parallel agent is never a break. Entries are numbered in arrival order."""
+    check_analyze_arguments(requests, provider, None, responses, None)
+    analyzers: dict[str, CacheAnalyzer] = {}
+    entries: list[CacheEntry] = []
+    names = conversation_names((provider, r, a) for r, a in zip(requests, responses, strict=True))
+    for request, response, name in zip(requests, responses, names, strict=True):
+        analyzer = analyzers.setdefault(name, CacheAnalyzer(provider, **overrides))
+        entries.append(replace(analyzer.add(request, response), index=len(entries)))
+    return CacheReport(entries)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dtl_notebook.cache.analyze import analyze
+from dtl_notebook.cache.analyze import analyze_conversations
 from dtl_notebook.cache.capture import (
     CaptureError,
     Exchange,
@@ -91,9 +91,5 @@ def audit_jsonl(path: str | Path, provider: str | None = None, **overrides: Any)
 
 
 def _report(exchanges: list[Exchange], provider: str, overrides: dict[str, Any]) -> CacheReport:
-    return analyze(
-        [e.request for e in exchanges],
-        provider=provider,
-        responses=[e.response for e in exchanges],
-        **overrides,
-    )
+    requests, responses = [e.request for e in exchanges], [e.response for e in exchanges]
+    return analyze_conversations(requests, provider, responses, **overrides)

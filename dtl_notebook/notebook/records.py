@@ -10,6 +10,7 @@ from typing import Any
 from dtl_notebook.agent.messages import Message
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.capture import Exchange, load_capture
+from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.loop import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
@@ -115,19 +116,24 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
     """Records for every request of a capture file (any format load_capture reads).
 
     Each entry's provider is the one load_capture detected (the audit's), unless `provider`
-    overrides it; the answered requests of each provider and model are analyzed as their own
-    sequence (a mixed log is never analyzed as one). A refused request (an error, or any
-    status outside 2xx) stays in the listing, labelled refused, and outside the sequence: the
-    provider wrote no cache for it.
+    overrides it; the answered requests of each conversation (`conversation_key`) are analyzed
+    as their own sequence (a mixed log or interleaved sessions are never analyzed as one). A
+    refused request (an error, or any status outside 2xx) stays in the listing, labelled
+    refused, and outside the sequence: the provider wrote no cache for it.
     """
     records: list[RequestRecord] = []
-    analyzers: dict[tuple[str, str], CacheAnalyzer] = {}
-    for index, exchange in enumerate(load_capture(path)):
+    analyzers: dict[str, CacheAnalyzer] = {}
+    exchanges = load_capture(path)
+    answered = [e for e in exchanges if e.error is None]
+    conversations = conversation_names(
+        (provider or e.provider, e.request, e.response) for e in answered
+    )
+    for index, exchange in enumerate(exchanges):
         name = provider or exchange.provider
         model = exchange.request.get("model")
         model = model if isinstance(model, str) and model.strip() else "(no model)"
         if exchange.error is None:
-            analyzer = analyzers.setdefault((name, model), CacheAnalyzer(name, model))
+            analyzer = analyzers.setdefault(next(conversations), CacheAnalyzer(name, model))
             entry = analyzer.add(exchange.request, exchange.response)
         else:
             entry = _refused_entry(exchange, name, model)

@@ -2,8 +2,8 @@
 to the provider unchanged and keeps each exchange in a SQLite store that `audit_capture`
 reads like any capture."""
 
+from dtl_notebook.cache.conversation_key import Conversations
 from dtl_notebook.proxy.config import ProxyConfig, ProxyConfigError
-from dtl_notebook.proxy.conversations import Conversations
 from dtl_notebook.proxy.recorder import Arrived, Event, Finished, Recorder
 from dtl_notebook.proxy.server import Proxy
 from dtl_notebook.proxy.summary import Summary

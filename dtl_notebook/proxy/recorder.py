@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent.secrets import Secrets
+from dtl_notebook.cache.conversation_key import Conversations
 from dtl_notebook.proxy.config import GENERATION_PATHS
-from dtl_notebook.proxy.conversations import Conversations
 from dtl_notebook.proxy.diagnostics import with_diagnostics
 from dtl_notebook.proxy.headers import learn_credentials
 from dtl_notebook.proxy.record import ExchangeRecord
