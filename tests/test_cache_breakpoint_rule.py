@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from dtl_notebook.cache import analyze
 from dtl_notebook.cache.lint import lint
 from dtl_notebook.context.model import model_context
-from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, cache_marks
+from dtl_notebook.wire.cache_limits import MAX_CACHE_BREAKPOINTS
+from dtl_notebook.wire.rules import cache_marks
 from dtl_notebook.wire.validate import WireValidationError, validate_payload
 
 MODEL = "claude-sonnet-4-5"

@@ -23,10 +23,11 @@ from typing import Any
 from dtl_notebook._reuse.prefix import PrefixScan
 from dtl_notebook.wire import incremental
 from dtl_notebook.wire.betas import body_features
+from dtl_notebook.wire.cache_limits import MAX_CACHE_BREAKPOINTS
 from dtl_notebook.wire.modes import PROVIDERS
 from dtl_notebook.wire.openai_rules import check_chat, check_responses
 from dtl_notebook.wire.providers import Part, spec
-from dtl_notebook.wire.rules import MAX_CACHE_BREAKPOINTS, check_anthropic, is_kimi_carrier
+from dtl_notebook.wire.rules import check_anthropic, is_kimi_carrier
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
 from dtl_notebook.wire.shape_errors import Path, WireValidationError, fail
 from dtl_notebook.wire.tool_rules import ALL_DEFERRED_MESSAGE
