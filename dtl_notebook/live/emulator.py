@@ -70,7 +70,7 @@ class Emulator:
         try:  # as the API takes it, which is laxer than the SDK types in places
             validate_lenient(payload, self.provider)
         except WireValidationError as exc:  # the field and the value named, as the API does
-            return self._error(400, f"{exc.path or 'body'}: {exc.reason}", exc.path)
+            return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)
         # written by pydantic-core: a Responses reply echoes every tool of the request
         body = pydantic_core.to_json(self.respond(payload))
@@ -148,8 +148,8 @@ class Emulator:
         return {"type": "cache_miss", "reason": reason, "cache_missed_tokens": missed}
 
     def _error(self, status: int, message: str, param: str | None) -> httpx2.Response:
+        text = f"{param}: {message}" if param else message  # the field named in the words
         if spec(self.provider).family == "anthropic":  # the JSON path leads its message
-            text = f"{param}: {message}" if param else message
             body: JSON = {
                 "type": "error",
                 "error": {"type": "invalid_request_error", "message": text},
@@ -157,7 +157,7 @@ class Emulator:
         else:
             body = {
                 "error": {
-                    "message": message,
+                    "message": text,  # OpenAI names the parameter in the message and in param
                     "type": "invalid_request_error",
                     "param": param,
                     "code": None,
