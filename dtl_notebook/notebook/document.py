@@ -16,7 +16,7 @@ from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, req
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
 from dtl_notebook.notebook.prices import Costs, PriceTable, dollars
-from dtl_notebook.notebook.records import RequestRecord, step_records
+from dtl_notebook.notebook.records import RequestRecord, step_records, transport_caption
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
 from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, mark, tinted
@@ -38,7 +38,7 @@ def agent_header(
         "title": title,
         "provider": agent.provider,
         "model": agent.model,
-        "label": agent.label,
+        "label": transport_caption(agent),
         "tools": f"{len(session.active_tools)}/{len(session.registry)}",
         "status": status,
         "error": error,

@@ -29,7 +29,7 @@ class RequestRecord:
     load_points: list[LoadPoint]
     notes: list[str]
     cache: CacheEntry
-    label: str  # "emulated, not an LLM" | "live" | "captured"
+    label: str  # where the request went, for display: `transport_caption`, "captured"...
     state: StepState | None = None
     messages: list[Message] = field(default_factory=list)  # the transcript the request saw
     calls: list[str] = field(default_factory=list)  # tool calls the reply made
@@ -84,6 +84,16 @@ def from_request(
     )
 
 
+_CAPTIONS = {"emulator": "emulated, not an LLM", "live": "live"}
+
+
+def transport_caption(agent: Agent) -> str:
+    """Where an agent's requests go, in words for the view; the agent's transport is the state
+    (a user's own transport is shown by its name)."""
+    name = agent.transport.name
+    return _CAPTIONS.get(name, f"through {name}")
+
+
 def from_step(
     index: int, step: Step, agent: Agent, previous: RequestRecord | None = None
 ) -> RequestRecord:
@@ -91,7 +101,7 @@ def from_step(
     record = from_request(
         step.request,
         step.cache,
-        label=agent.label,
+        label=transport_caption(agent),
         index=index,
         turn=step.turn,
         state=step.state,
