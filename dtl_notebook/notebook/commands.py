@@ -30,7 +30,7 @@ from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import element, esc, static_block, text
 from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
     RequestRecord,
@@ -182,21 +182,17 @@ class Commands:
         view = self._view(args)
         record = self._record(view, args.step)
         data = panes(record, view.records[record.index - 1] if record.index else None)
-        html = (
-            '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
-            f'style="text-align:left"><b>{esc(data["title"])}</b>'
-            f"{data['break']}{data['summary']}"
-            + "".join(
-                f"<details{' open' if name == 'context' else ''}><summary>{esc(label)}</summary>"
-                f"{data[name]}</details>"
-                for name, label in (
-                    ("state", "Agent state"),
-                    ("request", "Request JSON"),
-                    ("context", "Model context"),
-                )
+        sections = "".join(
+            element("details", text("summary", label) + data[name], open=name == "context")
+            for name, label in (
+                ("state", "Agent state"),
+                ("request", "Request JSON"),
+                ("context", "Model context"),
             )
-            + "</div>"
         )
+        # the title is a line of its own: the break and the cost line follow below it
+        title = element("div", text("b", data["title"]))
+        html = static_block(title + data["break"] + data["summary"] + sections)
         return HTML(html, data["title"])
 
     def do_diff(self, args: Any) -> HTML:

@@ -11,7 +11,7 @@ from typing import Any
 
 from dtl_notebook.live.loop import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
@@ -208,8 +208,7 @@ def static_html(
     prices = prices or PriceTable.default()
     costs = costs_for(records, registry, prices)
     parts = [
-        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
-        f'style="font-size:12px;text-align:left">{title_line(header)}',
+        title_line(header),
         requests_table(records, costs),
         legend_html(),
         costs_html(costs, prices, [r.model for r in records]) if records else "",
@@ -222,5 +221,4 @@ def static_html(
         parts.append(pane_columns(data))
     else:
         parts.append(f'<p style="color:{MUTED}">No request yet.</p>')
-    parts.append("</div>")
-    return "".join(parts)
+    return static_block("".join(parts), style="font-size:12px;text-align:left")

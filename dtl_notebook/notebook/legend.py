@@ -107,10 +107,15 @@ def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> st
     price = (table or PriceTable.default()).find(rec.model)
     if price is None:
         return f'<span style="color:{MUTED}">cost: no price listed for {esc(rec.model)}</span>'
-    entry = rec.cache
-    cost = price.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
-    saved = price.cost(entry.total_tokens, 0, 0) - cost
-    saving = f"saved {dollars(saved)} by caching" if saved >= 0 else f"{dollars(-saved)} more"
+    cost = price.input_cost(rec.cache)
+    saved = price.cost(rec.cache.total_tokens, 0, 0) - cost
+    saving = (
+        f"saved {dollars(saved)} by caching"
+        if saved >= 0
+        else f"{dollars(-saved)} more than sent uncached (a cache write costs more than input)"
+    )
+    if rec.spent is not None:
+        saving += f" · session so far: input {dollars(rec.spent)}"
     hint = (
         f"${price.input:g} / MTok input, cached read x{price.cache_read:g}, "
         f"write x{price.cache_write:g}: {price.source}"

@@ -13,6 +13,7 @@ from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.loop import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
+from dtl_notebook.notebook.prices import PriceTable
 from dtl_notebook.wire.request import LoadPoint, WireRequest
 
 
@@ -36,10 +37,13 @@ class RequestRecord:
     reply_text: str | None = None
     new_loads: int = 0  # tools at load points this request adds to the previous one's
     switched_from: str | None = None  # the previous request's provider, when it was another
+    spent: float | None = None  # the session's input cost up to this request (listed prices)
 
-    def count_new_loads(self, previous: RequestRecord | None) -> None:
-        """Tools at load points the previous request did not have. After a provider switch
-        the history is re-serialized, not loaded again: tools it held before are not new."""
+    def follow(self, previous: RequestRecord | None) -> None:
+        """What this request adds to the previous one: the session's cost so far, and the
+        tools at load points the previous request did not have. After a provider switch the
+        history is re-serialized, not loaded again: tools it held before are not new."""
+        self.add_cost(previous)
         self.switched_from = None
         if previous is not None and previous.provider != self.provider:
             self.switched_from = previous.provider
@@ -53,6 +57,13 @@ class RequestRecord:
         else:
             held = {t for lp in previous.load_points for t in lp.tools}
             self.new_loads = len({t for lp in self.load_points for t in lp.tools} - held)
+
+    def add_cost(self, previous: RequestRecord | None) -> None:
+        """The session's input cost up to this request: the previous one's plus this one's."""
+        self.spent = previous.spent if previous is not None else None
+        price = PriceTable.listed().find(self.model)
+        if price is not None:
+            self.spent = (self.spent or 0.0) + price.input_cost(self.cache)
 
     @property
     def context(self) -> Any:
@@ -109,7 +120,7 @@ def from_step(
         calls=[c.name for c in step.reply.message.tool_calls],
         reply_text=step.reply.message.text,
     )
-    record.count_new_loads(previous)
+    record.follow(previous)
     return record
 
 
@@ -140,20 +151,20 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
             entry = analyzer.add(exchange.request, exchange.response)
         else:
             entry = _refused_entry(exchange, name, model)
-        records.append(
-            RequestRecord(
-                index=index,
-                turn=index,
-                provider=name,
-                model=model,
-                mode="captured",
-                payload=redact(exchange.request),
-                load_points=[],
-                notes=_capture_notes(exchange, entry),
-                cache=entry,
-                label="captured" if exchange.error is None else "captured, refused",
-            )
+        record = RequestRecord(
+            index=index,
+            turn=index,
+            provider=name,
+            model=model,
+            mode="captured",
+            payload=redact(exchange.request),
+            load_points=[],
+            notes=_capture_notes(exchange, entry),
+            cache=entry,
+            label="captured" if exchange.error is None else "captured, refused",
         )
+        record.add_cost(records[-1] if records else None)
+        records.append(record)
     return records
 
 
