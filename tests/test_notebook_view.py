@@ -17,6 +17,7 @@ from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent, AgentEvent, TurnError
 from dtl_notebook.notebook import AgentView, export_html, view_messages
+from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.wire import build_request
 
@@ -511,6 +512,18 @@ def test_export_writes_one_self_contained_file(tmp_path: Path) -> None:
             assert f"{k}|{ref}" in data["bodies"], (k, ref)
     for k in range(count):  # the static fallback lists every request too
         assert re.search(rf"<tr><td[^>]*>{k + 1}</td>", page)
+
+
+def test_export_copies_each_request_without_a_kernel(tmp_path: Path) -> None:
+    agent = demo_agent()
+    agent.run(ETA)
+    view = AgentView(agent)
+    data = page_data(export_html(view, tmp_path / "s.html").read_text(encoding="utf-8"))
+    assert len(data["copies"]) == len(view.records)
+    for copies, record in zip(data["copies"], view.records, strict=True):
+        assert copies["json"] == copy_text(record, "json")
+        assert copies["curl"] + copies["json"] + copies["tail"] == copy_text(record, "curl")
+        assert "sk-" not in copies["curl"] and "$ANTHROPIC_API_KEY" in copies["curl"]
 
 
 def test_export_of_a_view_and_of_nothing_else(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """`export_html`: one self-contained HTML file of a whole session that loads nothing.
 
 The page inlines the widget's own ESM and CSS and every request's panes, and drives the
-ESM with a small in-page model, so the timeline and the linking work from `file://`.
+ESM with a small in-page model, so the timeline, the linking and the copy buttons work
+from `file://`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.live.loop import Agent
+from dtl_notebook.notebook.copying import CURL_TAIL, curl_head, request_json
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,
@@ -71,6 +73,7 @@ def render_page(records: list[RequestRecord], header: dict[str, Any], registry: 
         "panes": all_panes,
         "bodies": bodies,
         "texts": list(texts),
+        "copies": [_copies(r) for r in records],
     }
     css = (
         view_css()
@@ -92,6 +95,16 @@ def render_page(records: list[RequestRecord], header: dict[str, Any], registry: 
         f'<script type="module">{(STATIC / "standalone.js").read_text(encoding="utf-8")}</script>'
         "</body></html>\n"
     )
+
+
+def _copies(record: RequestRecord) -> dict[str, Any]:
+    """What the page's copy buttons copy without a kernel: the request's JSON (an item is
+    taken from it) and the curl command around it (the key read from the shell)."""
+    try:
+        head: str | None = curl_head(record)
+    except KeyError:  # a provider with no public endpoint
+        head = None
+    return {"json": request_json(record), "curl": head, "tail": CURL_TAIL}
 
 
 def export_html(source: Agent | AgentView, path: str | Path, title: str = "dtl_notebook") -> Path:

@@ -1,5 +1,5 @@
 // The exported page's stand-in for a widget model: state and bodies come from the page.
-// It answers the view's messages it can (requests' panes, bodies); the others say so.
+// It answers the view's messages it can (requests' panes, bodies, copies); the others say so.
 const data = JSON.parse(document.getElementById("dtl-data").textContent);
 const state = data.state;
 const handlers = {};
@@ -9,6 +9,18 @@ const answers = {
   body: (msg) => {
     const n = data.bodies[`${msg.index}|${msg.ref}`];
     return { type: "body", index: msg.index, ref: msg.ref, html: n === undefined ? "" : data.texts[n] };
+  },
+  copy: (msg) => {  // from the page's own JSON: no kernel needed
+    const c = data.copies[msg.index];
+    if (!c) return { type: "error", text: "copy: no such request in this page" };
+    if (msg.what === "curl" && c.curl === null) return { type: "error", text: "copy curl: no public endpoint" };
+    let text = msg.what === "curl" ? c.curl + c.json + c.tail : c.json;
+    if (msg.what === "item") {
+      const [field, index] = msg.path.split(".");
+      const value = JSON.parse(c.json)[field];
+      text = JSON.stringify(index === undefined ? value : value[Number(index)], null, 2);
+    }
+    return { type: "copy", what: msg.what, text };
   },
 };
 const model = {
