@@ -517,13 +517,20 @@ def test_export_writes_one_self_contained_file(tmp_path: Path) -> None:
 def test_export_copies_each_request_without_a_kernel(tmp_path: Path) -> None:
     agent = demo_agent()
     agent.run(ETA)
+    agent.run(WEATHER)
     view = AgentView(agent)
-    data = page_data(export_html(view, tmp_path / "s.html").read_text(encoding="utf-8"))
-    assert len(data["copies"]) == len(view.records)
-    for copies, record in zip(data["copies"], view.records, strict=True):
-        assert copies["json"] == copy_text(record, "json")
-        assert copies["curl"] + copies["json"] + copies["tail"] == copy_text(record, "curl")
-        assert "sk-" not in copies["curl"] and "$ANTHROPIC_API_KEY" in copies["curl"]
+    copies = page_data(export_html(view, tmp_path / "s.html").read_text(encoding="utf-8"))["copies"]
+    items = [json.loads(text) for text in copies["items"]]
+    assert len(set(copies["items"])) == len(items)  # each distinct item stored once
+    assert len(copies["requests"]) == len(view.records)
+    for request, record in zip(copies["requests"], view.records, strict=True):
+        body = {
+            name: [items[n] for n in ids] if isinstance(ids, list) else items[ids]
+            for name, ids in request["fields"].items()
+        }
+        assert json.dumps(body, ensure_ascii=False, indent=2) == copy_text(record, "json")
+        curl = request["curl"] + copy_text(record, "json") + copies["tail"]
+        assert curl == copy_text(record, "curl") and "$ANTHROPIC_API_KEY" in curl
 
 
 def test_export_of_a_view_and_of_nothing_else(tmp_path: Path) -> None:

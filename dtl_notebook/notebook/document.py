@@ -205,7 +205,7 @@ def static_html(
     """Readable without CSS or JS: a timeline table, the legend and the cost, then the three
     panes of one request, side by side where there is room. `registry`: the tools of the
     session, for the up-front comparison."""
-    prices = prices or PriceTable.default()
+    prices = prices or PriceTable.listed()
     costs = costs_for(records, registry, prices)
     parts = [
         title_line(header),

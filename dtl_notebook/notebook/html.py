@@ -34,15 +34,25 @@ def esc(value: Any) -> str:
 
 
 def element(tag: str, inner_html: str = "", **attrs: Any) -> str:
-    """`<tag attrs>inner_html</tag>`: every attribute value escaped (`cls` is `class`, a
-    value of None or False leaves the attribute out); `inner_html` is HTML already (escape
-    text with `esc` or write it with `text`)."""
+    """`<tag attrs>inner_html</tag>`. Attribute values are escaped (`cls` is `class`, a
+    trailing `_` is dropped, `_` is `-`; True writes the bare name, None or False nothing);
+    they are markup (classes, styles, hints), so text from a model, a tool, a log or a user
+    that goes into one is masked with `esc` first. `inner_html` is HTML already: escape text
+    with `esc`, or write it with `text`."""
     written = "".join(
-        f' {name.removesuffix("_").replace("_", "-") if name != "cls" else "class"}="{esc(value)}"'
+        f" {_name(name)}" if value is True else f' {_name(name)}="{_escape(str(value))}"'
         for name, value in attrs.items()
         if value is not None and value is not False
     )
     return f"<{tag}{written}>{inner_html}</{tag}>"
+
+
+def _name(attribute: str) -> str:
+    return "class" if attribute == "cls" else attribute.rstrip("_").replace("_", "-")
+
+
+def _escape(value: str) -> str:
+    return html.escape(value, quote=True)
 
 
 def text(tag: str, value: Any, **attrs: Any) -> str:

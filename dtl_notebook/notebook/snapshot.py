@@ -40,7 +40,7 @@ def snapshot_html(
     )
     turn = "" if last.state is None else f"turn {last.turn + 1}: "
     parts.append(f' <span style="color:{MUTED}">· this cell: {turn}{span}</span>')
-    parts.append(requests_table(records, costs_for(records, None, prices or PriceTable.default())))
+    parts.append(requests_table(records, costs_for(records, None, prices or PriceTable.listed())))
     data = panes(last, records[-2] if len(records) > 1 else previous, summaries_only=True)
     parts.append(data["break"])
     parts.append(

@@ -11,16 +11,19 @@ const answers = {
     return { type: "body", index: msg.index, ref: msg.ref, html: n === undefined ? "" : data.texts[n] };
   },
   copy: (msg) => {  // from the page's own JSON: no kernel needed
-    const c = data.copies[msg.index];
+    const c = data.copies.requests[msg.index];
     if (!c) return { type: "error", text: "copy: no such request in this page" };
     if (msg.what === "curl" && c.curl === null) return { type: "error", text: "copy curl: no public endpoint" };
-    let text = msg.what === "curl" ? c.curl + c.json + c.tail : c.json;
+    const item = (n) => JSON.parse(data.copies.items[n]);
+    const body = {};
+    for (const [name, ids] of Object.entries(c.fields)) body[name] = Array.isArray(ids) ? ids.map(item) : item(ids);
+    let value = body;
     if (msg.what === "item") {
       const [field, index] = msg.path.split(".");
-      const value = JSON.parse(c.json)[field];
-      text = JSON.stringify(index === undefined ? value : value[Number(index)], null, 2);
+      value = index === undefined ? body[field] : body[field][Number(index)];
     }
-    return { type: "copy", what: msg.what, text };
+    const json = JSON.stringify(value, null, 2);
+    return { type: "copy", what: msg.what, text: msg.what === "curl" ? c.curl + json + data.copies.tail : json };
   },
 };
 const model = {
