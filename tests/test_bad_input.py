@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.magic_arguments import parse_argstring
 from pydantic import ValidationError
 
 from dtl_notebook import Session, Tool, ToolCall
@@ -41,11 +40,12 @@ from dtl_notebook.cache import CaptureError, analyze, audit_capture
 from dtl_notebook.context import model_context
 from dtl_notebook.live import Agent, KeywordPolicy, Recorder, ReplayTransport, ScriptedPolicy
 from dtl_notebook.live.recording import ReplayError
-from dtl_notebook.notebook.args import check_options, split_line
+from dtl_notebook.notebook.args import parse_line, split_line
 from dtl_notebook.notebook.commands import CommandContext, Commands
+from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.magics import AgentMagics
-from dtl_notebook.notebook.sessions import Sessions
+from dtl_notebook.notebook.sessions import Sessions, Settings, new_agent
 from dtl_notebook.testing import CacheRecorder, assert_cache_stable
 from dtl_notebook.wire import ProviderError, ResponseFormatError, build_request, parse_response
 from dtl_notebook.wire.validate import WireValidationError
@@ -76,7 +76,7 @@ class Ctx:
 
 def cell(line: str) -> object:
     """The `%%agent` line parsed as the magic parses it."""
-    return parse_argstring(AgentMagics.agent, line)
+    return parse_line(AgentMagics.agent, line)
 
 
 def dtl(ctx: Ctx, line: str, **options: Any) -> object:
@@ -1273,13 +1273,13 @@ CASES: list[Case] = [
     C("args-session-not-name", lambda c: cell("--session 1abc"), UsageError, "--session"),
     C(
         "args-native-search-mismatch",
-        lambda c: check_options("anthropic", "hosted", None),
+        lambda c: user_errors(new_agent)(Settings(), "anthropic", None, "hosted"),
         UsageError,
         "search='hosted'",
     ),
     C(
         "args-load-mode-wrong-provider",
-        lambda c: check_options("anthropic", None, "full_list"),
+        lambda c: user_errors(new_agent)(Settings(), "anthropic", None, None, "full_list"),
         UsageError,
         "load_mode='full_list'",
     ),

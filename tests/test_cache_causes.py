@@ -57,8 +57,7 @@ def test_real_breaks_carry_codes_and_typed_diff_ops() -> None:
 
 
 def test_the_rows_name_the_figures_the_rules_apply() -> None:
-    from dtl_notebook.wire.cache_limits import LOOKBACK_BLOCKS
-    from dtl_notebook.wire.cache_limits import MAX_CACHE_BREAKPOINTS
+    from dtl_notebook.wire.cache_limits import LOOKBACK_BLOCKS, MAX_CACHE_BREAKPOINTS
 
     for name in ("breakpoint_out_of_lookback", "lookback_exceeded"):
         assert f"{LOOKBACK_BLOCKS} blocks" in code(name).fix

@@ -13,6 +13,7 @@ from IPython.core.error import UsageError
 from dtl_notebook import Session, ToolCall
 from dtl_notebook.demo import demo_catalog, demo_session
 from dtl_notebook.live import Agent
+from dtl_notebook.live.transport import emulator_transport
 from dtl_notebook.notebook.commands import CommandContext, Commands
 from dtl_notebook.notebook.sessions import Sessions, Settings
 from dtl_notebook.notebook.widget import AgentView
@@ -173,3 +174,58 @@ def test_activating_an_active_tool_claims_no_cache_break(
     assert "already active: read_file" in said and "cache break" not in said
     run.run("activate add --session ops")
     assert "activated add" in capsys.readouterr().out and "add" in ops.session.active_tools
+
+
+class OwnTransport:
+    """A user's own transport: the emulator behind a name of theirs."""
+
+    name = "mine"
+
+    def __init__(self) -> None:
+        self.inner = emulator_transport("anthropic")
+        self.sent = 0
+
+    def send(self, request: Any) -> Any:
+        self.sent += 1
+        return self.inner.send(request)
+
+
+@pytest.mark.parametrize("recorded", [False, True])
+def test_load_over_a_users_own_transport_keeps_it_and_asks_no_key(
+    tmp_path: Path, monkeypatch: Any, recorded: bool
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    own = OwnTransport()
+    record = tmp_path / "previous.jsonl" if recorded else None
+    previous = Agent(demo_session(), "anthropic", MODEL, own, record=record)
+    path = tmp_path / "s.json"
+    previous.session.save(path)
+    namespace: dict[str, Any] = {"agent": previous}
+    run, _ = commands(namespace, Settings(transport="live"))
+    run.run(f"load {path}")
+    loaded = namespace["agent"]
+    assert loaded is not previous and loaded.transport is own  # unwrapped from the recorder
+    loaded.run("what is the weather in Paris?")
+    assert own.sent >= 1 and loaded.record is None
+
+
+def test_search_without_a_hit_says_so() -> None:
+    run, _ = commands({"agent": Agent(demo_session(), "anthropic", MODEL)})
+    result = run.run("search zzqqxx")
+    assert repr(result) == "bm25 search for 'zzqqxx': no tool matches (%dtl tools lists them)"
+    assert "<table" not in result._repr_html_()
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("provider openai", "did you mean openai-responses or openai-chat?"),
+        ("show x", "%dtl show step must be a request number from 1, got 'x'"),
+        ("tools --bogus", "%dtl tools takes no --bogus"),
+    ],
+)
+def test_command_line_mistakes_are_in_the_products_words(line: str, expected: str) -> None:
+    run, _ = commands({"agent": user_agent()})
+    with pytest.raises(UsageError) as raised:
+        run.run(line)
+    assert expected in str(raised.value) and "invalid choice" not in str(raised.value)

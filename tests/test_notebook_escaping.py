@@ -28,6 +28,7 @@ from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live import Agent, ScriptedPolicy, redact
 from dtl_notebook.notebook import AgentView, export_html
+from dtl_notebook.notebook import html as markup
 from dtl_notebook.notebook.html import esc, json_html
 from dtl_notebook.notebook.text_diff import inline_diff
 
@@ -200,6 +201,7 @@ def test_export(hostile: Agent, tmp_path: Path) -> None:
     for n, text in enumerate(data["texts"]):
         assert_safe(text, f"export body {n}")
     assert_no_key(json.dumps(data["state"]), "export state")
+    assert_no_key(json.dumps(data["copies"]), "export copies")  # the copy buttons' bodies
 
 
 def test_a_failed_turn_redacts_its_error(tmp_path: Path) -> None:
@@ -441,6 +443,24 @@ def test_esc_leaves_only_text(text: str) -> None:
     assert [tag for tag, _ in parsed.tags] == ["div"]
     assert html.unescape(escaped) == redact(text)
     assert_safe(escaped, "esc")
+
+
+@given(hostile_text, hostile_text)
+def test_element_escapes_its_attributes_and_text_its_content(value: str, content: str) -> None:
+    inner = markup.element("span", markup.text("b", content), title=value, cls="dtl-x")
+    rendered = markup.static_block(inner)
+    parsed = parse(rendered)
+    assert [tag for tag, _ in parsed.tags] == ["div", "span", "b"]
+    assert parsed.tags[1][1] == {"title": value, "class": "dtl-x"}
+    assert "".join(parsed.text) == redact(content)
+    assert_safe(rendered, "element")
+
+
+def test_a_search_without_a_hit_escapes_the_query(ip: InteractiveShell, hostile: Agent) -> None:
+    ip.user_ns["agent"] = hostile
+    shown = html_of(magic(ip, f"search <marquee>zzqq</marquee> {KEY_ANT}"))
+    assert "no tool matches" in shown and "&lt;marquee&gt;zzqq&lt;/marquee&gt;" in shown
+    assert_safe(shown, "%dtl search without a hit")
 
 
 @given(json_values)

@@ -510,13 +510,14 @@ def test_line_magic_form_is_a_usage_error(ip: InteractiveShell) -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("--provider nope", ", ".join(map(repr, PROVIDERS))),
-        ("--search grep", ", ".join(map(repr, ENGINES))),
-        ("--provider openai-responses --load-mode eager", ", ".join(map(repr, LOAD_MODES))),
+        ("--provider nope", f"--provider must be one of {', '.join(PROVIDERS)}, got 'nope'"),
+        ("--provider openai", "did you mean openai-responses or openai-chat?"),
+        ("--search grep", ", ".join(ENGINES)),
+        ("--provider openai-responses --load-mode eager", ", ".join(LOAD_MODES)),
         ("--max-steps 0", "between 1 and 100"),
         ("--max-steps 101", "between 1 and 100"),
         ("--max-steps many", "many"),
-        ("--bogus", "--bogus"),
+        ("--bogus", "%%agent takes no --bogus"),
         ("--provider kimi --search hosted", "does not apply to kimi"),
         ("--provider anthropic --search native-client", "native-bm25, native-regex"),
         ("--provider anthropic --load-mode tool_search", "openai-responses only"),
@@ -670,7 +671,7 @@ def test_dtl_search_activates_nothing(ran: InteractiveShell) -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("dtl search", "required"),
+        ("dtl search", "%dtl search needs QUERY"),
         ("dtl search weather --limit 0", "limit"),
         ("dtl search weather --limit -3", "limit"),
         ("dtl search weather --limit x", "between 1 and 50, got 'x'"),
@@ -716,7 +717,7 @@ def test_dtl_provider_switches_and_shows_the_view(ran: InteractiveShell) -> None
 
 def test_dtl_provider_unknown(ran: InteractiveShell) -> None:
     message = usage_error(ran, "%dtl provider nope")
-    assert "'nope'" in message and ", ".join(map(repr, PROVIDERS)) in message
+    assert f"provider must be one of {', '.join(PROVIDERS)}, got 'nope'" in message
     assert agent(ran).provider == "anthropic"
 
 

@@ -111,7 +111,7 @@ def test_unloading_the_extension_stops_the_proxy(
         ("dtl proxy stop --port 9", "%dtl proxy stop takes no --port"),
         ("dtl proxy status --diagnostics", "takes no --diagnostics"),
         ("dtl proxy start --port 70000", "must be a number from 0 to 65535, got '70000'"),
-        ("dtl proxy begin", "invalid choice: 'begin'"),
+        ("dtl proxy begin", "%dtl proxy action must be one of start, stop, status, got 'begin'"),
         (
             "dtl proxy start --port 0 --upstream-openai http://h:1/v1",
             "upstream_openai: 'http://h:1/v1' has a path",

@@ -17,6 +17,7 @@ from dtl_notebook.cache import analyze
 from dtl_notebook.demo import DEMO_MODELS, demo_session
 from dtl_notebook.live import Agent, AgentEvent, TurnError
 from dtl_notebook.notebook import AgentView, export_html, view_messages
+from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.wire import build_request
 
@@ -511,6 +512,25 @@ def test_export_writes_one_self_contained_file(tmp_path: Path) -> None:
             assert f"{k}|{ref}" in data["bodies"], (k, ref)
     for k in range(count):  # the static fallback lists every request too
         assert re.search(rf"<tr><td[^>]*>{k + 1}</td>", page)
+
+
+def test_export_copies_each_request_without_a_kernel(tmp_path: Path) -> None:
+    agent = demo_agent()
+    agent.run(ETA)
+    agent.run(WEATHER)
+    view = AgentView(agent)
+    copies = page_data(export_html(view, tmp_path / "s.html").read_text(encoding="utf-8"))["copies"]
+    items = [json.loads(text) for text in copies["items"]]
+    assert len(set(copies["items"])) == len(items)  # each distinct item stored once
+    assert len(copies["requests"]) == len(view.records)
+    for request, record in zip(copies["requests"], view.records, strict=True):
+        body = {
+            name: [items[n] for n in ids] if isinstance(ids, list) else items[ids]
+            for name, ids in request["fields"].items()
+        }
+        assert json.dumps(body, ensure_ascii=False, indent=2) == copy_text(record, "json")
+        curl = request["curl"] + copy_text(record, "json") + copies["tail"]
+        assert curl == copy_text(record, "curl") and "$ANTHROPIC_API_KEY" in curl
 
 
 def test_export_of_a_view_and_of_nothing_else(tmp_path: Path) -> None:

@@ -1,22 +1,23 @@
-"""Magic arguments: argparse checks each option (`choices`, typed values); the one check of
-how options combine is `wire.modes.check_modes`, turned into a `UsageError` here.
+"""Magic arguments: argparse checks each option (typed values, choices with the near ones
+offered); the one check of how options combine is `wire.modes.check_modes`.
 
-Every user mistake becomes an IPython `UsageError`: one red line that names the option, the
-value and the choices, and no traceback.
+Every mistake on a command line is worded by `errors.usage`: one red line that names the
+option, the value and the choices, and no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Callable, Collection
+from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
+from IPython.core.magic_arguments import MagicHelpFormatter
 
-from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.live.transport import TRANSPORTS
-from dtl_notebook.wire.modes import ENGINES, LOAD_MODES, PROVIDERS, check_modes, search_mode
+from dtl_notebook.notebook.errors import did_you_mean, usage
+from dtl_notebook.wire.modes import ENGINES, LOAD_MODES, PROVIDERS
 
 __all__ = [
     "ENGINES",
@@ -27,7 +28,9 @@ __all__ = [
     "HelpShown",
     "Parser",
     "bounded_int",
-    "check_options",
+    "choice_of",
+    "magic_arguments",
+    "parse_line",
     "session_name",
     "split_line",
 ]
@@ -40,15 +43,37 @@ class HelpShown(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError instead of exiting the kernel."""
+    """argparse that raises the product's UsageError instead of exiting the kernel."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        raise usage(self.prog, message)
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         if message:
-            raise UsageError(message.strip())
+            raise usage(self.prog, message)
         raise HelpShown
+
+
+def magic_arguments(prog: str) -> Callable[[Any], Any]:
+    """IPython's `@magic_arguments()` in the product's wording: the magic's `@argument`s
+    become its `parser` (a `Parser`) and its help text (`%%agent?`)."""
+
+    def build(magic: Any) -> Any:
+        parser = Parser(
+            prog, description=magic.__doc__, formatter_class=MagicHelpFormatter, add_help=False
+        )
+        for decorator in magic.decorators[::-1]:
+            decorator.add_to_parser(parser, None)
+        magic.parser, magic.__doc__ = parser, parser.format_help()
+        return magic
+
+    return build
+
+
+def parse_line(magic: Any, line: str) -> argparse.Namespace:
+    """A magic's line, parsed by the parser `magic_arguments` gave it."""
+    parser: Parser = magic.parser
+    return parser.parse_args(split_line(line))
 
 
 def session_name(value: str) -> str:
@@ -56,6 +81,21 @@ def session_name(value: str) -> str:
     if not value.isidentifier():
         raise argparse.ArgumentTypeError(f"must be a Python name, got {value!r}")
     return value
+
+
+def choice_of(choices: Collection[str]) -> Callable[[str], str]:
+    """An argparse type: one of `choices`; a near miss is offered (`openai`: did you mean
+    openai-responses or openai-chat?)."""
+
+    def parse(value: str) -> str:
+        if value not in choices:
+            raise argparse.ArgumentTypeError(
+                f"must be one of {', '.join(choices)}, got {value!r}{did_you_mean(value, choices)}"
+            )
+        return value
+
+    parse.__name__ = "choice"
+    return parse
 
 
 def bounded_int(low: int, high: int) -> Callable[[str], int]:
@@ -79,11 +119,3 @@ def split_line(line: str) -> list[str]:
         return shlex.split(line)
     except ValueError as exc:
         raise UsageError(f"cannot parse the arguments ({exc})") from None
-
-
-def check_options(provider: str, engine: str | None, load_mode: str | None) -> None:
-    """`wire.modes.check_modes` for a search engine (local or native), as a UsageError."""
-    try:
-        check_modes(provider, search_mode(engine) if engine else None, load_mode)
-    except DtlError as exc:
-        raise UsageError(str(exc)) from None

@@ -1,4 +1,4 @@
-"""The `%dtl` subcommands, each an argparse parser whose mistakes are UsageErrors.
+"""The `%dtl` subcommands, each an argparse parser in the product's wording.
 
 They run against a `CommandContext` (the sessions, the current settings, a display
 function), so they work without an IPython shell.
@@ -14,7 +14,6 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import display
 
-from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.tool_search import SessionSearch
 from dtl_notebook.live.loop import Agent
 from dtl_notebook.notebook.args import HelpShown, split_line
@@ -29,8 +28,9 @@ from dtl_notebook.notebook.compare import (
 )
 from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
+from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import element, esc, static_block, text
 from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
     RequestRecord,
@@ -62,6 +62,7 @@ class Commands:
         self.parser, self.parsers = command_parser()
         self.proxy = ProxyControl()
 
+    @user_errors
     def run(self, line: str) -> Any:
         words = split_line(line)
         if not words:
@@ -70,11 +71,12 @@ class Commands:
             raise UsageError(
                 f"unknown subcommand {words[0]!r}; choose one of {', '.join(self.parsers)}"
             )
-        try:
-            args = self.parser.parse_args(words)
+        command = self.parsers.get(words[0])
+        try:  # a subcommand's own parser names it in every mistake
+            args = command.parse_args(words[1:]) if command else self.parser.parse_args(words)
         except HelpShown:
             return None
-        return getattr(self, f"do_{args.command}")(args)
+        return getattr(self, f"do_{args.command if command is None else words[0]}")(args)
 
     # -- helpers -----------------------------------------------------------------------------
     def _agent(self, args: Any, create: bool = True) -> Agent:
@@ -126,10 +128,12 @@ class Commands:
             raise UsageError("this session has no local tool_search engine")
         searcher = SessionSearch(session, session.search)
         query = " ".join(args.query)
-        try:
-            hits = searcher.search(query, args.limit)
-        except DtlError as exc:
-            raise UsageError(str(exc)) from None
+        hits = searcher.search(query, args.limit)
+        if not hits:
+            nothing = (
+                f"{session.search} search for {query!r}: no tool matches (%dtl tools lists them)"
+            )
+            return HTML(f"<p>{esc(nothing)}</p>", nothing)
         active = set(session.active_tools)
         rows = [
             [
@@ -141,7 +145,7 @@ class Commands:
             for i, t in enumerate(hits)
         ]
         caption = f"{session.search} search for {query!r}: {len(hits)} hit(s), nothing activated"
-        text = "\n".join(f"{i + 1}. {t.name}" for i, t in enumerate(hits)) or "no hit"
+        text = "\n".join(f"{i + 1}. {t.name}" for i, t in enumerate(hits))
         return HTML(table(["#", "tool", "", "description"], rows, caption), text)
 
     def do_activate(self, args: Any) -> None:
@@ -166,10 +170,7 @@ class Commands:
         assert agent is not None
         options = options_for(agent, provider, args.session)
         model = args.model or self.context.settings().model_for(provider)
-        try:
-            record = view.switch(provider, model, options)
-        except (DtlError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
+        record = view.switch(provider, model, options)
         if not self.context.sessions.is_displayed(args.session):
             self.context.sessions.display_live(args.session, agent, self.context.show)
         print(
@@ -184,21 +185,17 @@ class Commands:
         view = self._view(args)
         record = self._record(view, args.step)
         data = panes(record, view.records[record.index - 1] if record.index else None)
-        html = (
-            '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
-            f'style="text-align:left"><b>{esc(data["title"])}</b>'
-            f"{data['break']}{data['summary']}"
-            + "".join(
-                f"<details{' open' if name == 'context' else ''}><summary>{esc(label)}</summary>"
-                f"{data[name]}</details>"
-                for name, label in (
-                    ("state", "Agent state"),
-                    ("request", "Request JSON"),
-                    ("context", "Model context"),
-                )
+        sections = "".join(
+            element("details", text("summary", label) + data[name], open=name == "context")
+            for name, label in (
+                ("state", "Agent state"),
+                ("request", "Request JSON"),
+                ("context", "Model context"),
             )
-            + "</div>"
         )
+        # the title is a line of its own: the break and the cost line follow below it
+        title = element("div", text("b", data["title"]))
+        html = static_block(title + data["break"] + data["summary"] + sections)
         return HTML(html, data["title"])
 
     def do_diff(self, args: Any) -> HTML:
@@ -209,7 +206,7 @@ class Commands:
             title = f"request {a.index + 1} → request {b.index + 1}"
         elif len(items) == 3 and items[0].isdigit():
             step = self._record(view, int(items[0]))
-            providers = [_provider(p) for p in items[1:]]
+            providers = [check_provider(p) for p in items[1:]]
             if view.agent is None or step.state is None:
                 raise UsageError("only requests of a running session can be re-serialized")
             a, b = (reserialized(view.agent, step, p) for p in providers)
@@ -225,10 +222,7 @@ class Commands:
         path = Path(args.path)
         if not path.is_file():
             raise UsageError(f"no such file: {args.path}")
-        try:
-            records = from_capture(path)
-        except (DtlError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
+        records = from_capture(path)
         if not records:
             raise UsageError(f"{args.path}: no requests")
         return AgentView(records=records, title=f"captured: {path.name}")
@@ -266,13 +260,6 @@ class Commands:
         agent = new_agent(settings, settings.provider)
         sessions.bind(args.session, agent)
         print(f"new session `{args.session}`: {agent!r}")
-
-
-def _provider(value: str) -> str:
-    try:
-        return check_provider(value)
-    except DtlError as exc:
-        raise UsageError(str(exc)) from None
 
 
 __all__ = ["CommandContext", "Commands"]

@@ -37,6 +37,14 @@ def item_json(rec: RequestRecord, path: str) -> str:
 
 def curl_command(rec: RequestRecord) -> str:
     """A shell command that sends the same body; the key comes from the environment."""
+    return curl_head(rec) + request_json(rec) + CURL_TAIL
+
+
+CURL_TAIL = "\nJSON\n"  # ends the here-document that `curl_head` opens
+
+
+def curl_head(rec: RequestRecord) -> str:
+    """The curl command up to the request's JSON (a here-document on its standard input)."""
     row = spec(rec.provider)
     url, variable = row.endpoint_url, row.key_variable
     headers = ["content-type: application/json"]
@@ -51,7 +59,7 @@ def curl_command(rec: RequestRecord) -> str:
     lines = [f"curl {shlex.quote(url)}"]
     lines += [f'  -H "{h}"' for h in headers]
     lines.append("  --data-binary @- <<'JSON'")
-    return " \\\n".join(lines) + "\n" + request_json(rec) + "\nJSON\n"
+    return " \\\n".join(lines) + "\n"
 
 
 def copy_text(rec: RequestRecord, what: str, path: str = "") -> str:

@@ -11,12 +11,12 @@ from typing import Any
 
 from dtl_notebook.live.loop import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
 from dtl_notebook.notebook.prices import Costs, PriceTable, dollars
-from dtl_notebook.notebook.records import RequestRecord, step_records
+from dtl_notebook.notebook.records import RequestRecord, step_records, transport_caption
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
 from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, mark, tinted
@@ -38,7 +38,7 @@ def agent_header(
         "title": title,
         "provider": agent.provider,
         "model": agent.model,
-        "label": agent.label,
+        "label": transport_caption(agent),
         "tools": f"{len(session.active_tools)}/{len(session.registry)}",
         "status": status,
         "error": error,
@@ -205,11 +205,10 @@ def static_html(
     """Readable without CSS or JS: a timeline table, the legend and the cost, then the three
     panes of one request, side by side where there is room. `registry`: the tools of the
     session, for the up-front comparison."""
-    prices = prices or PriceTable.default()
+    prices = prices or PriceTable.listed()
     costs = costs_for(records, registry, prices)
     parts = [
-        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
-        f'style="font-size:12px;text-align:left">{title_line(header)}',
+        title_line(header),
         requests_table(records, costs),
         legend_html(),
         costs_html(costs, prices, [r.model for r in records]) if records else "",
@@ -222,5 +221,4 @@ def static_html(
         parts.append(pane_columns(data))
     else:
         parts.append(f'<p style="color:{MUTED}">No request yet.</p>')
-    parts.append("</div>")
-    return "".join(parts)
+    return static_block("".join(parts), style="font-size:12px;text-align:left")

@@ -1,7 +1,8 @@
 """`export_html`: one self-contained HTML file of a whole session that loads nothing.
 
 The page inlines the widget's own ESM and CSS and every request's panes, and drives the
-ESM with a small in-page model, so the timeline and the linking work from `file://`.
+ESM with a small in-page model, so the timeline, the linking and the copy buttons work
+from `file://`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.files import write_atomic
 from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.transport import redact
+from dtl_notebook.notebook.copying import CURL_TAIL, curl_head
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,
@@ -71,6 +74,7 @@ def render_page(records: list[RequestRecord], header: dict[str, Any], registry: 
         "panes": all_panes,
         "bodies": bodies,
         "texts": list(texts),
+        "copies": Copies(records).data(),
     }
     css = (
         view_css()
@@ -92,6 +96,35 @@ def render_page(records: list[RequestRecord], header: dict[str, Any], registry: 
         f'<script type="module">{(STATIC / "standalone.js").read_text(encoding="utf-8")}</script>'
         "</body></html>\n"
     )
+
+
+class Copies:
+    """What the page's copy buttons copy without a kernel: each request's body as its fields'
+    items, every distinct item stored once (a session's requests repeat their tools and
+    history), and the curl command's head (the key read from the shell); the page writes the
+    JSON back with two-space indents, as the kernel does."""
+
+    def __init__(self, records: list[RequestRecord]) -> None:
+        self.items: dict[str, int] = {}
+        self.requests = [self._request(r) for r in records]
+
+    def _item(self, value: Any) -> int:
+        return self.items.setdefault(json.dumps(value, ensure_ascii=False), len(self.items))
+
+    def _request(self, record: RequestRecord) -> dict[str, Any]:
+        body = redact(record.payload)
+        fields = {
+            name: [self._item(v) for v in value] if isinstance(value, list) else self._item(value)
+            for name, value in body.items()
+        }
+        try:
+            head: str | None = curl_head(record)
+        except KeyError:  # a provider with no public endpoint
+            head = None
+        return {"fields": fields, "curl": head}
+
+    def data(self) -> dict[str, Any]:
+        return {"items": list(self.items), "requests": self.requests, "tail": CURL_TAIL}
 
 
 def export_html(source: Agent | AgentView, path: str | Path, title: str = "dtl_notebook") -> Path:

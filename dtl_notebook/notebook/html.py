@@ -33,6 +33,43 @@ def esc(value: Any) -> str:
     return html.escape(str(redact(str(value))), quote=True)
 
 
+def element(tag: str, inner_html: str = "", **attrs: Any) -> str:
+    """`<tag attrs>inner_html</tag>`. Attribute values are escaped (`cls` is `class`, a
+    trailing `_` is dropped, `_` is `-`; True writes the bare name, None or False nothing);
+    they are markup (classes, styles, hints), so text from a model, a tool, a log or a user
+    that goes into one is masked with `esc` first. `inner_html` is HTML already: escape text
+    with `esc`, or write it with `text`."""
+    written = "".join(
+        f" {_name(name)}" if value is True else f' {_name(name)}="{_escape(str(value))}"'
+        for name, value in attrs.items()
+        if value is not None and value is not False
+    )
+    return f"<{tag}{written}>{inner_html}</{tag}>"
+
+
+def _name(attribute: str) -> str:
+    return "class" if attribute == "cls" else attribute.rstrip("_").replace("_", "-")
+
+
+def _escape(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def text(tag: str, value: Any, **attrs: Any) -> str:
+    """An element holding `value` as text (escaped, secrets masked)."""
+    return element(tag, esc(value), **attrs)
+
+
+# A static rendering: readable without the view's CSS or JS, and no MathJax (`mathjax_ignore`
+# for JupyterLab 4, `tex2jax_ignore` for MathJax 2): the costs' dollar signs are not TeX.
+_STATIC = "dtl-static tex2jax_ignore mathjax_ignore"
+
+
+def static_block(inner_html: str, *classes: str, style: str = "text-align:left") -> str:
+    """The wrapper of every static rendering (a `%dtl` result, a snapshot, the fallback)."""
+    return element("div", inner_html, cls=" ".join((_STATIC, *classes)), style=style)
+
+
 def key(kind: str, name: str | int) -> str:
     """A link key shared by every pane, e.g. `dtl-k-tool-get_weather`."""
     return f"dtl-k-{kind}-{_KEY_UNSAFE.sub('_', str(name))[:80]}"
@@ -94,19 +131,20 @@ def pre(inner_html: str) -> str:
     )
 
 
-def badge(text: str, tint: str = NEUTRAL) -> str:
+def badge(label: str, tint: str = NEUTRAL) -> str:
     """A label; its tint is inline (it carries meaning) with the theme's text colour."""
-    style = tinted(tint, "border-radius:3px;padding:0 4px")
-    return f'<span class="dtl-badge" style="{style}">{esc(text)}</span>'
+    return text(
+        "span", label, cls="dtl-badge", style=tinted(tint, "border-radius:3px;padding:0 4px")
+    )
 
 
 def muted(inner_html: str, tag: str = "div") -> str:
-    return f'<{tag} class="dtl-muted">{inner_html}</{tag}>'
+    return element(tag, inner_html, cls="dtl-muted")
 
 
 def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def heading(text: str) -> str:
-    return f'<h4 class="dtl-h">{esc(text)}</h4>'
+def heading(title: str) -> str:
+    return text("h4", title, cls="dtl-h")

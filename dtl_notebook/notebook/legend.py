@@ -99,18 +99,23 @@ def costs_for(
     table: PriceTable | None = None,
 ) -> Costs:
     extra = up_front_tokens(records, registry) if registry is not None else None
-    return session_costs(records, table or PriceTable.default(), extra)
+    return session_costs(records, table or PriceTable.listed(), extra)
 
 
 def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> str:
     """One request's input cost and what caching saved on it, with the price's source."""
-    price = (table or PriceTable.default()).find(rec.model)
+    price = (table or PriceTable.listed()).find(rec.model)
     if price is None:
         return f'<span style="color:{MUTED}">cost: no price listed for {esc(rec.model)}</span>'
-    entry = rec.cache
-    cost = price.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
-    saved = price.cost(entry.total_tokens, 0, 0) - cost
-    saving = f"saved {dollars(saved)} by caching" if saved >= 0 else f"{dollars(-saved)} more"
+    cost = price.input_cost(rec.cache)
+    saved = price.cost(rec.cache.total_tokens, 0, 0) - cost
+    saving = (
+        f"saved {dollars(saved)} by caching"
+        if saved >= 0
+        else f"{dollars(-saved)} more than sent uncached (a cache write costs more than input)"
+    )
+    if rec.spent is not None:
+        saving += f" · session so far: input {dollars(rec.spent)}"
     hint = (
         f"${price.input:g} / MTok input, cached read x{price.cache_read:g}, "
         f"write x{price.cache_write:g}: {price.source}"
@@ -132,7 +137,7 @@ def costs_html(costs: Costs, table: PriceTable | None = None, models: Iterable[s
     ]
     if costs.up_front is not None:
         parts.append(f"{dollars(costs.up_front)} with every registered tool sent up front")
-    table = table or PriceTable.default()
+    table = table or PriceTable.listed()
     sources = []
     for model in dict.fromkeys(models):
         price = table.find(model)

@@ -11,11 +11,10 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument
 from IPython.display import display
 from traitlets import Enum, Int, Unicode
 
-from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.loop import Agent, TurnError
 from dtl_notebook.live.transport import redact
@@ -26,9 +25,13 @@ from dtl_notebook.notebook.args import (
     PROVIDERS,
     TRANSPORTS,
     bounded_int,
+    choice_of,
+    magic_arguments,
+    parse_line,
     session_name,
 )
 from dtl_notebook.notebook.commands import CommandContext, Commands
+from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.sessions import (
     Sessions,
     Settings,
@@ -100,14 +103,19 @@ class AgentMagics(Magics):
         )
 
     # -- %%agent -----------------------------------------------------------------------------
-    @magic_arguments()
+    @user_errors
+    @magic_arguments("%%agent")
     @argument(
         "--session", default="agent", type=session_name, help="Name of the Agent in the namespace."
     )
-    @argument("--provider", choices=PROVIDERS, help=f"One of {', '.join(PROVIDERS)}.")
+    @argument("--provider", type=choice_of(PROVIDERS), help=f"One of {', '.join(PROVIDERS)}.")
     @argument("--model", help="Model name (default: the provider's demo model).")
-    @argument("--search", choices=ENGINES, help=f"Search: {', '.join(ENGINES)}.")
-    @argument("--load-mode", choices=LOAD_MODES, help=f"openai-responses: {', '.join(LOAD_MODES)}.")
+    @argument("--search", type=choice_of(ENGINES), help=f"Search: {', '.join(ENGINES)}.")
+    @argument(
+        "--load-mode",
+        type=choice_of(LOAD_MODES),
+        help=f"openai-responses: {', '.join(LOAD_MODES)}.",
+    )
     @argument("--live", action="store_true", help="Talk to the real provider (needs a key).")
     @argument(
         "--max-steps",
@@ -124,10 +132,7 @@ class AgentMagics(Magics):
         """
         if cell is None:
             raise UsageError("%%agent is a cell magic: write the user message in the cell body")
-        try:
-            args = parse_argstring(self.agent, line)
-        except ValueError as exc:  # shlex: an unbalanced quote
-            raise UsageError(f"cannot parse the %%agent line ({exc})") from None
+        args = parse_line(self.agent, line)
         text = interpolate(cell, self.shell.user_ns).strip()  # type: ignore[union-attr]
         if not text:
             raise UsageError("empty cell: write the user message below the %%agent line")
@@ -164,15 +169,13 @@ class AgentMagics(Magics):
             )
         options = options_for(agent, provider, args.session, args.search, args.load_mode)
         model = args.model or (agent.model if provider == agent.provider else DEMO_MODELS[provider])
-        wanted_live = args.live or (agent.label == "live" and provider == agent.provider)
+        is_live = agent.transport.name == "live"
+        wanted_live = args.live or (is_live and provider == agent.provider)
         transport = None
-        if wanted_live != (agent.label == "live"):
+        if wanted_live != is_live:
             transport = make_transport(provider, wanted_live)  # a missing key changes nothing
         if (provider, model, options) != (agent.provider, agent.model, agent.options):
-            try:
-                agent.switch(provider, model, **options)
-            except (DtlError, ValueError) as exc:
-                raise UsageError(str(exc)) from None
+            agent.switch(provider, model, **options)
         if transport is not None:
             agent.use_transport(transport)
 

@@ -8,6 +8,7 @@ for a cached read and a cache write. `PriceTable.set` returns an edited copy.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, replace
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent import checks
+from dtl_notebook.cache.entries import CacheEntry
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,10 @@ class Price:
     def cost(self, uncached: int, cached: int, written: int) -> float:
         per_token = self.input / 1_000_000
         return per_token * (uncached + cached * self.cache_read + written * self.cache_write)
+
+    def input_cost(self, entry: CacheEntry) -> float:
+        """What one request's input cost as sent: its uncached, cached and written tokens."""
+        return self.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
 
 
 def _number(entry: dict[str, Any], name: str, model: str) -> float:
@@ -73,6 +79,12 @@ class PriceTable:
     def default(cls) -> PriceTable:
         text = resources.files("dtl_notebook.notebook").joinpath("data/prices.json").read_text()
         return cls.from_json(text)
+
+    @staticmethod
+    @functools.cache
+    def listed() -> PriceTable:
+        """The package's table, read once (an edit is a copy: `set`)."""
+        return PriceTable.default()
 
     @classmethod
     def from_file(cls, path: str | Path) -> PriceTable:
@@ -142,11 +154,10 @@ def session_costs(
         if price is None:
             per_request.append(None)
             continue
-        entry = rec.cache
-        cost = price.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
+        cost = price.input_cost(rec.cache)
         per_request.append(cost)
         total += cost
-        uncached += price.cost(entry.total_tokens, 0, 0)
+        uncached += price.cost(rec.cache.total_tokens, 0, 0)
         # up front, the tool prefix is stable: written by the first request, read after
         extra = up_front_tokens[i] if up_front_tokens else 0
         up_front += cost + price.cost(0, extra if i else 0, 0 if i else extra)

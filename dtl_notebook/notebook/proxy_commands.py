@@ -12,7 +12,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from dtl_notebook.notebook.args import Parser
+from dtl_notebook.notebook.args import Parser, choice_of
 from dtl_notebook.notebook.proxy_view import ProxyView
 from dtl_notebook.proxy import Proxy, ProxyConfigError
 from dtl_notebook.proxy.cli import DEFAULT_STORE
@@ -36,7 +36,7 @@ def add_proxy_parser(sub: Any) -> Parser:
     """The `proxy` subcommand's parser, added to `%dtl`'s subparsers."""
     text = "A local cache-inspector proxy in this kernel, with its live view."
     parser: Parser = sub.add_parser("proxy", help=text, description=text, prog="%dtl proxy")
-    parser.add_argument("action", choices=ACTIONS, help=", ".join(ACTIONS))
+    parser.add_argument("action", type=choice_of(ACTIONS), help=", ".join(ACTIONS))
     parser.add_argument("--port", type=_port, help=f"port (default {DEFAULT_PORT}; 0: a free one)")
     parser.add_argument("--store", help=f"SQLite file for the exchanges (default {DEFAULT_STORE})")
     parser.add_argument("--upstream-anthropic", metavar="ORIGIN", help=DEFAULT_ANTHROPIC)

@@ -14,6 +14,7 @@ from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.loop import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
+from dtl_notebook.notebook.prices import PriceTable
 from dtl_notebook.wire.request import LoadPoint, WireRequest
 
 
@@ -30,17 +31,20 @@ class RequestRecord:
     load_points: list[LoadPoint]
     notes: list[str]
     cache: CacheEntry
-    label: str  # "emulated, not an LLM" | "live" | "captured"
+    label: str  # where the request went, for display: `transport_caption`, "captured"...
     state: StepState | None = None
     messages: list[Message] = field(default_factory=list)  # the transcript the request saw
     calls: list[str] = field(default_factory=list)  # tool calls the reply made
     reply_text: str | None = None
     new_loads: int = 0  # tools at load points this request adds to the previous one's
     switched_from: str | None = None  # the previous request's provider, when it was another
+    spent: float | None = None  # the session's input cost up to this request (listed prices)
 
-    def count_new_loads(self, previous: RequestRecord | None) -> None:
-        """Tools at load points the previous request did not have. After a provider switch
-        the history is re-serialized, not loaded again: tools it held before are not new."""
+    def follow(self, previous: RequestRecord | None) -> None:
+        """What this request adds to the previous one: the session's cost so far, and the
+        tools at load points the previous request did not have. After a provider switch the
+        history is re-serialized, not loaded again: tools it held before are not new."""
+        self.add_cost(previous)
         self.switched_from = None
         if previous is not None and previous.provider != self.provider:
             self.switched_from = previous.provider
@@ -54,6 +58,13 @@ class RequestRecord:
         else:
             held = {t for lp in previous.load_points for t in lp.tools}
             self.new_loads = len({t for lp in self.load_points for t in lp.tools} - held)
+
+    def add_cost(self, previous: RequestRecord | None) -> None:
+        """The session's input cost up to this request: the previous one's plus this one's."""
+        self.spent = previous.spent if previous is not None else None
+        price = PriceTable.listed().find(self.model)
+        if price is not None:
+            self.spent = (self.spent or 0.0) + price.input_cost(self.cache)
 
     @property
     def context(self) -> Any:
@@ -85,6 +96,16 @@ def from_request(
     )
 
 
+_CAPTIONS = {"emulator": "emulated, not an LLM", "live": "live"}
+
+
+def transport_caption(agent: Agent) -> str:
+    """Where an agent's requests go, in words for the view; the agent's transport is the state
+    (a user's own transport is shown by its name)."""
+    name = agent.transport.name
+    return _CAPTIONS.get(name, f"through {name}")
+
+
 def from_step(
     index: int, step: Step, agent: Agent, previous: RequestRecord | None = None
 ) -> RequestRecord:
@@ -92,7 +113,7 @@ def from_step(
     record = from_request(
         step.request,
         step.cache,
-        label=agent.label,
+        label=transport_caption(agent),
         index=index,
         turn=step.turn,
         state=step.state,
@@ -100,7 +121,7 @@ def from_step(
         calls=[c.name for c in step.reply.message.tool_calls],
         reply_text=step.reply.message.text,
     )
-    record.count_new_loads(previous)
+    record.follow(previous)
     return record
 
 
@@ -137,20 +158,20 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
             entry = analyzer.add(exchange.request, exchange.response)
         else:
             entry = _refused_entry(exchange, name, model)
-        records.append(
-            RequestRecord(
-                index=index,
-                turn=index,
-                provider=name,
-                model=model,
-                mode="captured",
-                payload=redact(exchange.request),
-                load_points=[],
-                notes=_capture_notes(exchange, entry),
-                cache=entry,
-                label="captured" if exchange.error is None else "captured, refused",
-            )
+        record = RequestRecord(
+            index=index,
+            turn=index,
+            provider=name,
+            model=model,
+            mode="captured",
+            payload=redact(exchange.request),
+            load_points=[],
+            notes=_capture_notes(exchange, entry),
+            cache=entry,
+            label="captured" if exchange.error is None else "captured, refused",
         )
+        record.add_cost(records[-1] if records else None)
+        records.append(record)
     return records
 
 

@@ -14,12 +14,17 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.session import Session
 from dtl_notebook.demo import DEMO_MODELS, demo_catalog, demo_session
 from dtl_notebook.live.loop import Agent
-from dtl_notebook.live.transport import KEY_VARIABLES, Transport, emulator_transport, live_transport
-from dtl_notebook.notebook.args import check_options
+from dtl_notebook.live.recording import Recorder
+from dtl_notebook.live.transport import (
+    KEY_VARIABLES,
+    TRANSPORTS,
+    Transport,
+    emulator_transport,
+    live_transport,
+)
 from dtl_notebook.notebook.display import HTML
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire.modes import (
@@ -69,17 +74,14 @@ def new_agent(
     """A fresh demo session: local engines search in the session, native ones on the wire."""
     engine = engine or settings.search
     load_mode = load_mode or settings.load_mode
-    check_options(provider, engine, load_mode)
+    check_modes(provider, search_mode(engine), load_mode)
     session = demo_session(search=engine if engine in LOCAL_ENGINES else "bm25")
     options: dict[str, Any] = {} if engine in LOCAL_ENGINES else {"search": engine}
     if load_mode:
         options["load_mode"] = load_mode
     transport = make_transport(provider, live or settings.transport == "live")
     model = model or settings.model_for(provider)
-    try:
-        return Agent(session, provider, model, transport, max_steps=settings.max_steps, **options)
-    except DtlError as exc:
-        raise UsageError(str(exc)) from None
+    return Agent(session, provider, model, transport, max_steps=settings.max_steps, **options)
 
 
 def options_for(
@@ -104,7 +106,7 @@ def options_for(
     except ModeConflictError as exc:
         given = {"search": engine, "load_mode": load_mode}.get(exc.field)
         if given is not None or exc.field not in agent.options:
-            raise UsageError(str(exc)) from None
+            raise
         hint = (
             f"%%agent --provider {provider} --search {agent.session.search or 'bm25'} switches "
             "and searches in the session instead"
@@ -115,8 +117,6 @@ def options_for(
             f"session `{name}` has {exc.field}={exc.value!r}, which {provider} cannot take "
             f"({exc}); {hint}"
         ) from None
-    except DtlError as exc:
-        raise UsageError(str(exc)) from None
     return options
 
 
@@ -249,8 +249,6 @@ def load_agent(path: str, previous: Agent | None, settings: Settings) -> Agent:
         session = Session.load(path)
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None
-    except (DtlError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
     known = {t.name: t for t in demo_catalog()}
     if previous is not None:
         known.update((t.name, t) for t in previous.session.registry)
@@ -261,12 +259,20 @@ def load_agent(path: str, previous: Agent | None, settings: Settings) -> Agent:
     provider = previous.provider if previous else settings.provider
     model = previous.model if previous else settings.model_for(provider)
     options = dict(previous.options) if previous else {}
-    live = settings.transport == "live" or (previous is not None and previous.label == "live")
-    transport = make_transport(provider, live)
-    try:
-        return Agent(session, provider, model, transport, max_steps=settings.max_steps, **options)
-    except DtlError as exc:
-        raise UsageError(str(exc)) from None
+    transport = transport_like(previous, provider, settings)
+    return Agent(session, provider, model, transport, max_steps=settings.max_steps, **options)
+
+
+def transport_like(previous: Agent | None, provider: str, settings: Settings) -> Transport:
+    """The transport a session loaded over `previous` sends through: the previous session's
+    own where it is the user's (a replay, a client of theirs: no key is asked for), else a
+    fresh emulator or the provider itself (live where either it or the settings were)."""
+    kind = previous.transport.name if previous is not None else settings.transport
+    if previous is not None and kind not in TRANSPORTS:
+        transport = previous.transport
+        # the previous agent's recording stays its own: the loaded one starts unrecorded
+        return transport.inner if isinstance(transport, Recorder) else transport
+    return make_transport(provider, "live" in (kind, settings.transport))
 
 
 __all__ = [
@@ -277,4 +283,5 @@ __all__ = [
     "make_transport",
     "new_agent",
     "options_for",
+    "transport_like",
 ]

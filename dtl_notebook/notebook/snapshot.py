@@ -4,8 +4,7 @@ A snapshot is static HTML that costs the same in the 32nd cell as in the first: 
 requests as table rows, the newest request's break, and its three panes collapsed into one
 `<details>` with summary lines only (no item bodies: the live view opens any request in full).
 No script, no widget, a few hundred elements whatever the length of the session; no
-MathJax either (`mathjax_ignore` for JupyterLab 4, `tex2jax_ignore` for MathJax 2: the costs'
-dollar signs are not TeX).
+MathJax either (`html.static_block`).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.notebook.document import pane_columns, panes, requests_table, title_line
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for
 from dtl_notebook.notebook.prices import PriceTable
 from dtl_notebook.notebook.records import RequestRecord
@@ -29,14 +28,10 @@ def snapshot_html(
 ) -> str:
     """The turn whose requests are `records` (`previous`: the request before them, for the
     break), as a cell keeps it."""
-    parts = [
-        '<div class="dtl-static dtl-snapshot tex2jax_ignore mathjax_ignore" '
-        'style="font-size:12px;text-align:left">'
-    ]
-    parts.append(title_line(header))
+    parts = [title_line(header)]
     if not records:
-        parts.append(f'<p style="color:{MUTED}">No request in this cell.</p></div>')
-        return "".join(parts)
+        parts.append(f'<p style="color:{MUTED}">No request in this cell.</p>')
+        return _block(parts)
     first, last = records[0], records[-1]
     span = (
         f"request {first.index + 1}"
@@ -45,13 +40,17 @@ def snapshot_html(
     )
     turn = "" if last.state is None else f"turn {last.turn + 1}: "
     parts.append(f' <span style="color:{MUTED}">· this cell: {turn}{span}</span>')
-    parts.append(requests_table(records, costs_for(records, None, prices or PriceTable.default())))
+    parts.append(requests_table(records, costs_for(records, None, prices or PriceTable.listed())))
     data = panes(last, records[-2] if len(records) > 1 else previous, summaries_only=True)
     parts.append(data["break"])
     parts.append(
         f'<details class="dtl-snapshot-panes"><summary><b>{esc(data["title"])}</b> '
-        f'<span style="color:{MUTED}">· three panes, items by name; the live view below '
-        "opens any request in full</span></summary>"
-        f"{pane_columns(data)}</details></div>"
+        f'<span style="color:{MUTED}">· three panes, items by name (the live view of a '
+        "running session opens any request in full)</span></summary>"
+        f"{pane_columns(data)}</details>"
     )
-    return "".join(parts)
+    return _block(parts)
+
+
+def _block(parts: list[str]) -> str:
+    return static_block("".join(parts), "dtl-snapshot", style="font-size:12px;text-align:left")

@@ -1,5 +1,5 @@
 // The exported page's stand-in for a widget model: state and bodies come from the page.
-// It answers the view's messages it can (requests' panes, bodies); the others say so.
+// It answers the view's messages it can (requests' panes, bodies, copies); the others say so.
 const data = JSON.parse(document.getElementById("dtl-data").textContent);
 const state = data.state;
 const handlers = {};
@@ -9,6 +9,21 @@ const answers = {
   body: (msg) => {
     const n = data.bodies[`${msg.index}|${msg.ref}`];
     return { type: "body", index: msg.index, ref: msg.ref, html: n === undefined ? "" : data.texts[n] };
+  },
+  copy: (msg) => {  // from the page's own JSON: no kernel needed
+    const c = data.copies.requests[msg.index];
+    if (!c) return { type: "error", text: "copy: no such request in this page" };
+    if (msg.what === "curl" && c.curl === null) return { type: "error", text: "copy curl: no public endpoint" };
+    const item = (n) => JSON.parse(data.copies.items[n]);
+    const body = {};
+    for (const [name, ids] of Object.entries(c.fields)) body[name] = Array.isArray(ids) ? ids.map(item) : item(ids);
+    let value = body;
+    if (msg.what === "item") {
+      const [field, index] = msg.path.split(".");
+      value = index === undefined ? body[field] : body[field][Number(index)];
+    }
+    const json = JSON.stringify(value, null, 2);
+    return { type: "copy", what: msg.what, text: msg.what === "curl" ? c.curl + json + data.copies.tail : json };
   },
 };
 const model = {
