@@ -13,6 +13,7 @@ from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView
 from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.sessions import Sessions
+from dtl_notebook.notebook.view_output import WIDGET_MIME
 
 from .notebook_shell import ETA, WEATHER
 
@@ -128,6 +129,13 @@ def test_sessions_display_one_live_view_and_snapshot_the_one_before() -> None:
     agent.run(WEATHER)
     assert second is not first and not first.following and second.following
     assert second.records[:3] == first.records  # reused, not rebuilt
-    snapshot = shown[0][1].updates[-1]
-    assert "Request 3 · turn 1" in snapshot._repr_html_() and "turn 2" not in repr(snapshot)
-    assert shown[1][1].updates == [] and len(second.records) == len(agent.steps)
+    # Each live cell shows two outputs: its saved turn, then the widget (view_output).
+    (saved, saved_handle), (widget, widget_handle) = shown[:2]
+    assert "dtl-fallback" in saved._repr_mimebundle_()["text/html"]
+    data, _ = widget._repr_mimebundle_()
+    assert WIDGET_MIME in data and "text/html" not in data
+    # Retired: the saved turn is the snapshot of its own turn, the widget's output empty.
+    snapshot = saved_handle.updates[-1]._repr_mimebundle_()
+    assert "Request 3 · turn 1" in snapshot["text/html"] and "turn 2" not in snapshot["text/plain"]
+    assert widget_handle.updates[-1]._repr_mimebundle_() == {"text/plain": ""}
+    assert [h.updates for _, h in shown[2:]] == [[], []] and len(second.records) == len(agent.steps)

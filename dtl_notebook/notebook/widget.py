@@ -11,6 +11,7 @@ is per view; a preview and a switch of provider are answered here.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import traitlets
@@ -35,6 +36,7 @@ from dtl_notebook.notebook.records import (
 from dtl_notebook.notebook.snapshot import snapshot_html
 from dtl_notebook.notebook.view_assets import view_css, view_esm
 from dtl_notebook.notebook.view_messages import ViewMessages
+from dtl_notebook.notebook.view_output import LiveCell
 from dtl_notebook.wire.modes import PROVIDERS
 
 
@@ -265,10 +267,20 @@ class AgentView(ViewMessages):
     def __repr__(self) -> str:
         return plain_text(self.records, self.header_data())
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+    def widget_bundle(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The widget's own mimebundle: the view, and a one-line `text/plain`."""
         bundle = super()._repr_mimebundle_(**kwargs)
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
         data["text/plain"] = repr(self)
+        return data, metadata
+
+    def show_live(self, show: Callable[..., Any]) -> LiveCell:
+        """Show the view with `show` (IPython's `display`) as a live cell's two outputs: its
+        saved turn, then the widget (`view_output`); the handle updates both."""
+        return LiveCell(self, show)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        data, metadata = self.widget_bundle(**kwargs)
         if self.cell_start is not None and self.selected < 0:
             data["text/html"] = self.snapshot(self.cell_start)[0]
         else:
