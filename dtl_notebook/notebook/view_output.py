@@ -14,12 +14,20 @@ with no HTML. Each hides the other with CSS alone, so it holds with or without a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
-    from dtl_notebook.notebook.widget import AgentView
+class LiveView(Protocol):
+    """What a live cell needs of its view (`AgentView`)."""
+
+    title: str
+    cell_start: int | None
+
+    def snapshot(self, start: int = 0) -> tuple[str, str]: ...
+
+    def widget_bundle(self) -> tuple[dict[str, Any], dict[str, Any]]: ...
+
 
 FALLBACK = "dtl-fallback"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -54,7 +62,7 @@ def fallback(html: str, text: str) -> _Bundle:
 class LiveCell:
     """The two outputs of a live cell, updated as one display handle."""
 
-    def __init__(self, view: AgentView, show: Callable[..., Any]) -> None:
+    def __init__(self, view: LiveView, show: Callable[..., Any]) -> None:
         self.view = view
         self.fallback = show(fallback(*self._snapshot()), display_id=True)
         data, metadata = view.widget_bundle()
