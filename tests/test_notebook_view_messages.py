@@ -13,6 +13,7 @@ from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView
 from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.sessions import Sessions
+from dtl_notebook.notebook.view_assets import pane_titles, view_spec
 from dtl_notebook.notebook.view_output import WIDGET_MIME
 
 from .notebook_shell import ETA, WEATHER
@@ -139,3 +140,58 @@ def test_sessions_display_one_live_view_and_snapshot_the_one_before() -> None:
     assert "Request 3 · turn 1" in snapshot["text/html"] and "turn 2" not in snapshot["text/plain"]
     assert widget_handle.updates[-1]._repr_mimebundle_() == {"text/plain": ""}
     assert [h.updates for _, h in shown[2:]] == [[], []] and len(second.records) == len(agent.steps)
+
+
+def test_the_page_gets_every_requests_panes_while_the_turn_runs() -> None:
+    """A flush coalesces requests; those it passes over reach the page as `panes` messages
+    (the busy kernel could not answer for them until the turn ends)."""
+    agent, view, sent = agent_and_view()
+    view.flush_s = 3600  # one flush at the turn's end: every request but the newest passed
+    before = len(view.records)
+    agent.run(ETA)
+    pushed = [m["index"] for m in sent if m["type"] == "panes" and "view" not in m]
+    assert pushed[-(len(view.records) - before) + 1 :] == list(range(before, len(view.records) - 1))
+    assert view.panes["index"] == len(view.records) - 1  # the newest: the synced state
+    for message in sent:
+        if message["type"] == "panes" and "view" not in message:
+            assert message["data"] == view._lazy_panes(
+                view.records[message["index"]], view.records[message["index"] - 1]
+            )
+
+
+def test_a_new_view_starts_with_the_panes_of_the_requests_before_it() -> None:
+    agent, view, _ = agent_and_view()
+    while len(agent.steps) <= view.recent_panes + 1:  # more than a new view starts with
+        agent.run(ETA)
+    later = AgentView(agent, history=view)
+    recent = [data["index"] for data in later.recent]
+    newest = len(agent.steps) - 1
+    assert recent == list(range(newest - later.recent_panes, newest))
+    assert later.recent[-1] is view._panes_for(newest - 1)  # built once, shared
+
+
+def test_every_message_is_declared_once_for_both_languages() -> None:
+    spec = view_spec()
+    for name in spec["asks"]:
+        assert callable(getattr(AgentView, f"_msg_{name}")), name
+    _, view, sent = agent_and_view()
+    # ipywidgets' own `_msg_callbacks` is no handler: only declared asks are answered
+    view._on_message(view, {"type": "callbacks", "view": "v1"}, [])
+    view._on_message(view, {"type": "bogus", "view": "v1"}, [])
+    assert all(m.get("view") != "v1" for m in sent)
+    for content in (
+        {"type": "panes", "index": 0},
+        {"type": "body", "index": 0, "ref": "request:tools.0"},
+        {"type": "search", "index": 0, "query": "order"},
+        {"type": "copy", "index": 0, "what": "json"},
+        {"type": "preview", "provider": "openai"},
+        {"type": "switch", "provider": "openai"},
+        {"type": "panes", "index": 99},
+    ):
+        assert ask(view, sent, **content)["type"] in spec["answers"]
+    assert {m["type"] for m in sent} <= set(spec["answers"])
+    assert pane_titles() == {
+        "state": "Agent state",
+        "request": "Request JSON",
+        "context": "Model context",
+    }

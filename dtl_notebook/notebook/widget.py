@@ -18,7 +18,6 @@ import traitlets
 
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.loop import Agent, AgentEvent, Step
-from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import (
     agent_header,
     capture_header,
@@ -56,10 +55,14 @@ class AgentView(ViewMessages):
     tail = traitlets.Dict().tag(sync=True)  # {"start": i, "items": [...]}: the newest items
     count = traitlets.Int(0).tag(sync=True)
     panes = traitlets.Dict().tag(sync=True)  # of the selected (else the newest) request
+    # The panes of the requests just before this view's cell, set once: the kernel is busy
+    # running the cell when the view first renders, and cannot answer for them then.
+    recent = traitlets.List(traitlets.Dict()).tag(sync=True)
     providers = traitlets.List(traitlets.Unicode()).tag(sync=True)
     switched = traitlets.Dict().tag(sync=True)  # the preview after a switch, until a step
     selected = traitlets.Int(-1)
     flush_s = 0.1  # while a turn runs, updates go out at most this often (the rest coalesce)
+    recent_panes = 8  # how many earlier requests' panes a new view starts with
     # The first request of the cell that shows this view, if a cell does: its saved fallback
     # (text/html) is then that cell's turn alone, as flat in size as the snapshot it becomes.
     cell_start: int | None = None
@@ -82,6 +85,8 @@ class AgentView(ViewMessages):
         self._status = "idle"
         self._error: str | None = None
         self._sent = 0  # timeline items the front ends have
+        self._panes_sent = 0  # requests whose panes the front ends were sent
+        self._built: dict[int, dict[str, Any]] = {}  # panes built, by request index
         self._flushed = 0.0
         self.preview: RequestRecord | None = None
         self.previews: dict[str, RequestRecord] = {}
@@ -90,6 +95,7 @@ class AgentView(ViewMessages):
             reuse = history is not None and history.agent is agent
             if reuse and history is not None and len(history.records) == len(agent.steps):
                 self.records = list(history.records)  # built already: a new view costs O(1)
+                self._built = history._built
             else:
                 self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
@@ -120,19 +126,35 @@ class AgentView(ViewMessages):
         return capture_header(self.records, self.title, self._status, self._error)
 
     def _panes_for(self, index: int) -> dict[str, Any]:
+        """The panes of request `index` (out of range: the newest), each built once."""
         if not self.records:
             return {}
         if index < 0 or index >= len(self.records):
             index = len(self.records) - 1
-        return self._lazy_panes(self.records[index], self.records[index - 1] if index else None)
+        data = self._built.get(index)
+        if data is None:
+            previous = self.records[index - 1] if index else None
+            data = self._built[index] = self._lazy_panes(self.records[index], previous)
+            for old in [i for i in self._built if i < index - self.recent_panes]:
+                del self._built[old]  # kept: the newest few, for the next view's `recent`
+        return data
 
     def _sync_all(self) -> None:
         with self.hold_sync():
             self.header = self.header_data()
             self.count = len(self.records)
             self.tail = {"start": 0, "items": [timeline_item(r) for r in self.records]}
-            self._sent = len(self.records)
+            self._sent = self._panes_sent = len(self.records)
             self.panes = self._panes_for(self.selected)
+            start = max(0, len(self.records) - 1 - self.recent_panes)
+            self.recent = [self._panes_for(i) for i in range(start, len(self.records) - 1)]
+
+    def _send_passed_panes(self) -> None:
+        """The panes of the requests a flush passes over (coalesced), so that a view opens
+        them while the kernel is still busy with the turn."""
+        for index in range(self._panes_sent, len(self.records) - 1):
+            self.send({"type": "panes", "index": index, "data": self._panes_for(index)})
+        self._panes_sent = len(self.records)
 
     def _flush(self, shrunk: bool = False) -> None:
         """Send what changed since the last flush: header, new items, the newest panes."""
@@ -146,12 +168,13 @@ class AgentView(ViewMessages):
             self._sent = len(self.records)
             if self.selected < 0:
                 self.panes = self._panes_for(-1)
+        self._send_passed_panes()
         self._flushed = time.monotonic()
 
     # -- following the agent ------------------------------------------------------------------
     def _on_event(self, event: AgentEvent) -> None:
         if event.kind == "turn_start":
-            self._status, self._error = f"running: {redact(event.text)[:80]}", None
+            self._status, self._error = self._running(), None
             self.header = self.header_data()
         elif event.kind == "step" and event.step is not None:
             self._add_step(event.step)
@@ -161,8 +184,10 @@ class AgentView(ViewMessages):
             self._flush()
         elif event.kind == "turn_failed":
             del self.records[self._committed :]
+            self._built = {i: d for i, d in self._built.items() if i < len(self.records)}
             self._status, self._error = "idle", event.error
             self._sent = min(self._sent, len(self.records))
+            self._panes_sent = min(self._panes_sent, len(self.records))
             self._flush(shrunk=True)
 
     def _add_step(self, step: Step) -> None:
@@ -173,15 +198,22 @@ class AgentView(ViewMessages):
         self.preview = None
         if self.switched:
             self.switched = {}
-        self._status = f"running: {len(self.records) - self._committed} step(s) of this turn"
+        self._status = self._running()
         if time.monotonic() - self._flushed >= self.flush_s:
             self._flush()
+
+    def _running(self) -> str:
+        """The status while a turn runs: the same words from its start to its end."""
+        assert self.agent is not None
+        done = len(self.records) - self._committed
+        return f"running turn {self.agent.turns + 1} · {done} request(s) done"
 
     def refresh(self) -> None:
         """Re-read the agent's steps (after a reset, load or provider switch)."""
         if self.agent is not None:
             self.records = step_records(self.agent, self.agent.steps)
             self._committed = len(self.records)
+        self._built = {}
         self._sync_all()
 
     def snapshot(self, start: int = 0) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-// The dtl_notebook view, part 3 of 5: linking across panes. Hovering lights the hovered
+// The dtl_notebook view, part 3 of 6: linking across panes. Hovering lights the hovered
 // item's own key (one tool lights that tool, a load point its tools); clicking pins it and
 // scrolls the other panes there; hover never scrolls. A cache break is lit in all three panes
 // (the request item, the agent-state row, the segment) whenever its request is shown.
