@@ -53,11 +53,14 @@ class Linker {
     return had;
   }
 
-  // After new pane HTML: mark the break's elements in every pane; a pin survives if its key
-  // is still there.
+  // After new pane HTML: mark the break's elements in every pane and scroll each pane to
+  // its own (Request JSON's list is long: its lit item is rarely at the top); a pin survives
+  // if its key is still there, and then it is what the panes scroll to.
   drawn() {
-    for (const x of this.root.querySelectorAll(`.${BREAK_KEY}`)) x.classList.add("dtl-brk-lit");
+    const lit = Array.from(this.root.querySelectorAll(`.${BREAK_KEY}`));
+    for (const x of lit) x.classList.add("dtl-brk-lit");
     if (this.pinned && !this.light(this.pinned, null, true).length) this.pinned = null;
+    if (!this.pinned && lit.length) this.scrollTo(lit, null);
   }
 }
 
