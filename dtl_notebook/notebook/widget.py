@@ -63,6 +63,7 @@ class AgentView(ViewMessages):
     selected = traitlets.Int(-1)
     flush_s = 0.1  # while a turn runs, updates go out at most this often (the rest coalesce)
     recent_panes = 8  # how many earlier requests' panes a new view starts with
+    panes_settle = True  # a request's record never changes once shown: its panes build once
     # The first request of the cell that shows this view, if a cell does: its saved fallback
     # (text/html) is then that cell's turn alone, as flat in size as the snapshot it becomes.
     cell_start: int | None = None
@@ -134,7 +135,10 @@ class AgentView(ViewMessages):
         data = self._built.get(index)
         if data is None:
             previous = self.records[index - 1] if index else None
-            data = self._built[index] = self._lazy_panes(self.records[index], previous)
+            data = self._lazy_panes(self.records[index], previous)
+            if not self.panes_settle:
+                return data
+            self._built[index] = data
             for old in [i for i in self._built if i < index - self.recent_panes]:
                 del self._built[old]  # kept: the newest few, for the next view's `recent`
         return data
