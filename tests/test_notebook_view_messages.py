@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 
 from dtl_notebook.demo import demo_session
-from dtl_notebook.live import Agent
+from dtl_notebook.live import Agent, TurnError
 from dtl_notebook.notebook import AgentView
 from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.sessions import Sessions
 from dtl_notebook.notebook.view_assets import pane_titles, view_spec
-from dtl_notebook.notebook.view_output import WIDGET_MIME
 
-from .notebook_shell import ETA, WEATHER
+from .notebook_shell import ETA, WEATHER, WIDGET_MIME, FlakyTransport
 
 
 def agent_and_view() -> tuple[Agent, AgentView, list[dict[str, Any]]]:
@@ -159,15 +158,23 @@ def test_the_page_gets_every_requests_panes_while_the_turn_runs() -> None:
             )
 
 
-def test_a_new_view_starts_with_the_panes_of_the_requests_before_it() -> None:
+def test_views_of_one_session_share_the_pages_panes_until_its_records_change() -> None:
+    """The page keeps each session's panes under `panes_key`: a new cell's view finds there
+    what the views before it were sent (the kernel is busy running that cell)."""
     agent, view, _ = agent_and_view()
-    while len(agent.steps) <= view.recent_panes + 1:  # more than a new view starts with
-        agent.run(ETA)
     later = AgentView(agent, history=view)
-    recent = [data["index"] for data in later.recent]
-    newest = len(agent.steps) - 1
-    assert recent == list(range(newest - later.recent_panes, newest))
-    assert later.recent[-1] is view._panes_for(newest - 1)  # built once, shared
+    assert later.panes_key == view.panes_key != ""
+    assert later.panes is view._panes_for(len(agent.steps) - 1)  # built once, shared
+    other = AgentView(agent)
+    assert other.panes_key not in ("", view.panes_key)
+    key = later.panes_key
+    later.refresh()  # the records are read again: what the page kept may differ
+    assert later.panes_key != key
+    agent.use_transport(FlakyTransport(fail_at=2))
+    key = later.panes_key
+    with pytest.raises(TurnError):
+        agent.run(WEATHER)
+    assert later.panes_key != key  # the failed turn's requests are gone
 
 
 def test_every_message_is_declared_once_for_both_languages() -> None:

@@ -30,7 +30,6 @@ class LiveView(Protocol):
 
 
 FALLBACK = "dtl-fallback"
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # A widget output beside a fallback, in the same output area, that shows no view. The widget
 # renderer alone leaves `data-mime-type` off its output (JupyterLab's own renderers set it).
 MISSING_WIDGET_CSS = (

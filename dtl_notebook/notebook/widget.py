@@ -10,6 +10,7 @@ is per view; a preview and a switch of provider are answered here.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -55,14 +56,15 @@ class AgentView(ViewMessages):
     tail = traitlets.Dict().tag(sync=True)  # {"start": i, "items": [...]}: the newest items
     count = traitlets.Int(0).tag(sync=True)
     panes = traitlets.Dict().tag(sync=True)  # of the selected (else the newest) request
-    # The panes of the requests just before this view's cell, set once: the kernel is busy
-    # running the cell when the view first renders, and cannot answer for them then.
-    recent = traitlets.List(traitlets.Dict()).tag(sync=True)
+    # Names the requests' panes the page keeps for this session (static/view_panes.js): the
+    # same for every view of these records, so a new cell's view finds what the views before
+    # it were sent while the kernel is busy running the cell; new when the records change.
+    panes_key = traitlets.Unicode("").tag(sync=True)
     providers = traitlets.List(traitlets.Unicode()).tag(sync=True)
     switched = traitlets.Dict().tag(sync=True)  # the preview after a switch, until a step
     selected = traitlets.Int(-1)
     flush_s = 0.1  # while a turn runs, updates go out at most this often (the rest coalesce)
-    recent_panes = 8  # how many earlier requests' panes a new view starts with
+    built_kept = 4  # panes built and kept in Python, the newest (a new view reuses them)
     panes_settle = True  # a request's record never changes once shown: its panes build once
     # The first request of the cell that shows this view, if a cell does: its saved fallback
     # (text/html) is then that cell's turn alone, as flat in size as the snapshot it becomes.
@@ -96,13 +98,14 @@ class AgentView(ViewMessages):
             reuse = history is not None and history.agent is agent
             if reuse and history is not None and len(history.records) == len(agent.steps):
                 self.records = list(history.records)  # built already: a new view costs O(1)
-                self._built = history._built
+                self._built, self.panes_key = history._built, history.panes_key
             else:
                 self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
             agent.listeners.append(self._on_event)
             self._listening = True
             self.providers = list(PROVIDERS)
+        self.panes_key = self.panes_key or self._new_panes_key()
         self.on_msg(self._on_message)
         self.observe(self._on_selected, "selected")
         self._sync_all()
@@ -126,6 +129,10 @@ class AgentView(ViewMessages):
             return agent_header(self.agent, self.title, self._status, self._error)
         return capture_header(self.records, self.title, self._status, self._error)
 
+    def _new_panes_key(self) -> str:
+        """A fresh key, or none where panes do not settle (the page keeps them per view)."""
+        return secrets.token_hex(8) if self.panes_settle else ""
+
     def _panes_for(self, index: int) -> dict[str, Any]:
         """The panes of request `index` (out of range: the newest), each built once."""
         if not self.records:
@@ -139,8 +146,8 @@ class AgentView(ViewMessages):
             if not self.panes_settle:
                 return data
             self._built[index] = data
-            for old in [i for i in self._built if i < index - self.recent_panes]:
-                del self._built[old]  # kept: the newest few, for the next view's `recent`
+            for old in [i for i in self._built if i < index - self.built_kept]:
+                del self._built[old]
         return data
 
     def _sync_all(self) -> None:
@@ -150,8 +157,6 @@ class AgentView(ViewMessages):
             self.tail = {"start": 0, "items": [timeline_item(r) for r in self.records]}
             self._sent = self._panes_sent = len(self.records)
             self.panes = self._panes_for(self.selected)
-            start = max(0, len(self.records) - 1 - self.recent_panes)
-            self.recent = [self._panes_for(i) for i in range(start, len(self.records) - 1)]
 
     def _send_passed_panes(self) -> None:
         """The panes of the requests a flush passes over (coalesced), so that a view opens
@@ -189,6 +194,7 @@ class AgentView(ViewMessages):
         elif event.kind == "turn_failed":
             del self.records[self._committed :]
             self._built = {i: d for i, d in self._built.items() if i < len(self.records)}
+            self.panes_key = self._new_panes_key()  # the page's panes past here are stale
             self._status, self._error = "idle", event.error
             self._sent = min(self._sent, len(self.records))
             self._panes_sent = min(self._panes_sent, len(self.records))
@@ -218,6 +224,7 @@ class AgentView(ViewMessages):
             self.records = step_records(self.agent, self.agent.steps)
             self._committed = len(self.records)
         self._built = {}
+        self.panes_key = self._new_panes_key()
         self._sync_all()
 
     def snapshot(self, start: int = 0) -> tuple[str, str]:

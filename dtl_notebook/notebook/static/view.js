@@ -21,7 +21,7 @@ class View {
     this.header = new Header(this.root);
     this.panes = new Panes(this);
     this.linker = new Linker(this.root, this.panes.bodies);
-    this.cache = new PanesCache(KEPT_PANES);
+    this.cache = pagePanes(model.get("panes_key") || this.id);
     this.timeline = new Timeline((i) => this.select(i), () => this.showPreview());
     this.toolbar = new Toolbar(this);
     const p = this.panes;
@@ -287,10 +287,10 @@ function render({ model, el }) {
     ["change:providers", () => view.schedule("header")],
     ["change:panes", () => view.schedule("panes")],
     ["change:switched", () => view.schedule("switched")],
+    ["change:panes_key", () => (view.cache = pagePanes(model.get("panes_key") || view.id))],
     ["msg:custom", (msg) => view.onMessage(msg)],
   ];
   for (const [name, listener] of listeners) model.on(name, listener);
-  for (const data of model.get("recent") || []) view.cache.keep(data);
   view.drawHeader();
   view.drawTail();
   view.drawNewest();
@@ -302,4 +302,21 @@ function render({ model, el }) {
   };
 }
 
-export default { render };
+// Once per model, before any view renders: the page keeps the panes the kernel pushes while a
+// turn runs, even those that arrive before the cell's view is drawn.
+function initialize({ model }) {
+  const kept = () => model.get("panes_key") && pagePanes(model.get("panes_key"));
+  const keepPushed = (msg) => {
+    if (msg && msg.type === "panes" && !msg.view && kept()) kept().keep(msg.data);
+  };
+  const keepNewest = () => kept() && kept().keep(model.get("panes"));
+  model.on("msg:custom", keepPushed);
+  model.on("change:panes", keepNewest);
+  keepNewest();
+  return () => {
+    model.off("msg:custom", keepPushed);
+    model.off("change:panes", keepNewest);
+  };
+}
+
+export default { initialize, render };

@@ -2,7 +2,8 @@
 // and escaped in Python), the filter over their rows, and the panes the page keeps so that
 // earlier requests open while the kernel is busy running a turn.
 
-const KEPT_PANES = 64; // requests' panes kept in the page (the newest of them)
+const KEPT_PANES = 64; // requests' panes kept in the page per session (the newest of them)
+const KEPT_SESSIONS = 8;
 
 // Each request's panes, by index, the least recently used dropped first.
 class PanesCache {
@@ -27,6 +28,20 @@ class PanesCache {
   clear() {
     this.entries.clear();
   }
+}
+
+// The page's panes of a session (`panes_key`: one per session and history, so every view of
+// it, one cell after another, finds what the views before it were sent). On globalThis: each
+// widget imports its own copy of this module.
+function pagePanes(key) {
+  const all = (globalThis.__dtlPanes = globalThis.__dtlPanes || new Map());
+  let cache = all.get(key);
+  if (!cache) {
+    cache = new PanesCache(KEPT_PANES);
+    all.set(key, cache);
+    if (all.size > KEPT_SESSIONS) all.delete(all.keys().next().value);
+  }
+  return cache;
 }
 
 // The ref of a row's item: its lazy body's, or `request:tools.5` from a `tools[5]` label.
