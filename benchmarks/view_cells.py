@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.notebook.sessions import Sessions, Settings, new_agent
-from dtl_notebook.notebook.widget import AgentView
 
 ROOT = Path(__file__).resolve().parent.parent
 CELLS = 32
@@ -33,11 +32,10 @@ QUESTIONS = (
 
 
 def _bundle_bytes(obj: Any) -> int:
-    if isinstance(obj, AgentView):
-        data = obj._repr_mimebundle_()[0]
-        state = obj.get_state(["header", "tail", "count", "panes"])
-        return len(json.dumps(state)) + len(data["text/html"]) + len(data["text/plain"])
-    return len(obj._repr_html_())
+    """The bytes of a display's text mimetypes (a widget's state is counted apart)."""
+    bundle = obj._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    return sum(len(value) for mime, value in data.items() if mime.startswith("text/"))
 
 
 class _Handle:
@@ -54,22 +52,31 @@ def kernel_rows() -> list[tuple[str, str]]:
     sessions = Sessions({})
     agent = new_agent(Settings(), "anthropic")
     sessions.bind("agent", agent)
-    handles: list[_Handle] = []
+    handles: list[_Handle] = []  # two per cell: its saved turn, then the widget
+    states: list[int] = []
     retire_ms: list[float] = []
 
-    def show(view: AgentView, display_id: bool = True) -> _Handle:
-        handles.append(_Handle(view))
+    def show(obj: Any, display_id: bool = True) -> _Handle:
+        handles.append(_Handle(obj))
         return handles[-1]
 
     for i in range(CELLS):
         start = time.perf_counter()
         view = sessions.display_live("agent", agent, show)  # the cell before becomes a snapshot
         retire_ms.append((time.perf_counter() - start) * 1000)
+        states.append(
+            len(json.dumps(view.get_state(["header", "tail", "count", "panes", "panes_key"])))
+        )
         agent.run(QUESTIONS[i % len(QUESTIONS)].format(i=i))
-        handles[-1].update(view)
-    # cell k's display and end-of-turn update; its snapshot is the update of cell k + 1
-    sent = [sum(h.sent[:2]) for h in handles]
-    snapshot = [h.sent[2] for h in handles[:-1]]
+        sessions.outputs["agent"].handle.update(view)  # as %%agent does after the turn
+    saved, widgets = handles[0::2], handles[1::2]
+    # cell k's display (saved turn, widget and its state) and end-of-turn update; its
+    # snapshot is the saved turn's update when cell k + 1 takes the live view
+    sent = [
+        sum(s.sent[:2]) + w.sent[0] + state
+        for s, w, state in zip(saved, widgets, states, strict=True)
+    ]
+    snapshot = [h.sent[2] for h in saved[:-1]]
     return [
         (
             "32 cells: display + end-of-turn update, cells 1 / 8 / 32 (bytes)",

@@ -90,7 +90,8 @@ def test_provider_switch_keeps_options_on_the_same_provider_and_shows_the_view()
     run, shown = commands({"agent": agent})
     run.run(f"provider anthropic --model {MODEL}")
     assert agent.options == {"search": "native-regex"}
-    assert len(shown) == 1 and isinstance(shown[0], AgentView) and shown[0].agent is agent
+    view = run.context.sessions.views["agent"]  # shown as two outputs: saved turn, widget
+    assert len(shown) == 2 and isinstance(view, AgentView) and view.agent is agent
 
 
 def test_load_binds_the_implementations_of_the_sessions_own_tools(tmp_path: Path) -> None:
@@ -98,9 +99,9 @@ def test_load_binds_the_implementations_of_the_sessions_own_tools(tmp_path: Path
     path = tmp_path / "s.json"
     previous.session.save(path)
     namespace: dict[str, Any] = {"agent": previous}
-    run, shown = commands(namespace)
+    run, _ = commands(namespace)
     run.run(f"load {path}")
-    view = shown[-1]
+    view = run.context.sessions.views["agent"]
     loaded = namespace["agent"]
     assert loaded is not previous and view.agent is loaded
     for tool in previous.session.registry:

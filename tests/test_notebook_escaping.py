@@ -248,8 +248,9 @@ def test_agent_cell_with_a_hostile_message(ip: InteractiveShell) -> None:
     result, captured = run_cell(ip, f"%%agent\nFetch {HOSTILE} with {KEY_ANT}")
     assert result.success, result.error_in_exec
     assert captured.outputs
-    for output in captured.outputs:
-        assert_safe(output.data["text/html"], "%%agent display")
+    assert any("text/html" in output.data for output in captured.outputs)
+    for output in captured.outputs:  # the saved turn (HTML) and the widget (no HTML)
+        assert_safe(output.data.get("text/html", ""), "%%agent display")
         assert_no_key(output.data["text/plain"], "%%agent display text")
 
 

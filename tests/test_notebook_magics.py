@@ -245,7 +245,12 @@ def test_agent_runs_a_turn_and_shows_the_view(ip: InteractiveShell) -> None:
     assert captured.stdout.startswith("anthropic: ")
     assert "order_42" in captured.stdout
     outputs = mimetypes(captured)
-    assert outputs and all(WIDGET_MIME in kinds and "text/html" in kinds for kinds in outputs)
+    # The saved turn, the widget, then the saved turn brought up to date after the turn.
+    saved = ["text/html", "text/plain"]
+    assert outputs == [saved, [WIDGET_MIME, "text/plain"], saved]
+    assert "Request 3 · turn 1" in captured.outputs[-1].data["text/html"]
+    widget_line = captured.outputs[1].data["text/plain"]
+    assert widget_line == "session `agent`: live view (its saved turn is above)"
     assert (
         captured.outputs[-1]
         .data["text/plain"]

@@ -210,5 +210,5 @@ def test_the_view_displays_as_a_widget_with_a_static_fallback(
     data, _meta = view._repr_mimebundle_()
     assert WIDGET_MIME in data and "text/html" in data
     assert repr(view).startswith("ProxyView(running on http://127.0.0.1:")
-    assert "export default { render: renderProxy }" in ProxyView._esm
+    assert "render: renderProxy }" in ProxyView._esm
     assert ProxyView._esm.count("export default") == 1

@@ -149,9 +149,10 @@ def test_header_status_while_running_and_after() -> None:
     view = AgentView(agent)
     statuses: list[str] = []
     view.observe(lambda change: statuses.append(change["new"]["status"]), names=["header"])
+    view.flush_s = 0
     agent.run(ETA)
-    assert statuses[0].startswith("running: What is the shipping ETA")
-    assert any("step(s) of this turn" in s for s in statuses)
+    # One wording from the turn's start to its end (the header does not flip), then idle.
+    assert statuses[:-1] == [f"running turn 1 · {n} request(s) done" for n in range(4)]
     assert statuses[-1] == "idle" and view.header["error"] is None
     assert view.header["provider"] == "anthropic" and view.header["live"] is True
 

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from dtl_notebook.demo import demo_session
-from dtl_notebook.live import Agent
+from dtl_notebook.live import Agent, TurnError
 from dtl_notebook.notebook import AgentView
 from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.sessions import Sessions
+from dtl_notebook.notebook.view_assets import pane_titles, view_spec
 
-from .notebook_shell import ETA, WEATHER
+from .notebook_shell import ETA, WEATHER, WIDGET_MIME, FlakyTransport
 
 
 def agent_and_view() -> tuple[Agent, AgentView, list[dict[str, Any]]]:
@@ -128,6 +129,76 @@ def test_sessions_display_one_live_view_and_snapshot_the_one_before() -> None:
     agent.run(WEATHER)
     assert second is not first and not first.following and second.following
     assert second.records[:3] == first.records  # reused, not rebuilt
-    snapshot = shown[0][1].updates[-1]
-    assert "Request 3 · turn 1" in snapshot._repr_html_() and "turn 2" not in repr(snapshot)
-    assert shown[1][1].updates == [] and len(second.records) == len(agent.steps)
+    # Each live cell shows two outputs: its saved turn, then the widget (view_output).
+    (saved, saved_handle), (widget, widget_handle) = shown[:2]
+    assert "dtl-fallback" in saved._repr_mimebundle_()["text/html"]
+    data, _ = widget._repr_mimebundle_()
+    assert WIDGET_MIME in data and "text/html" not in data
+    # Retired: the saved turn is the snapshot of its own turn, the widget's output empty.
+    snapshot = saved_handle.updates[-1]._repr_mimebundle_()
+    assert "Request 3 · turn 1" in snapshot["text/html"] and "turn 2" not in snapshot["text/plain"]
+    assert widget_handle.updates[-1]._repr_mimebundle_() == {"text/plain": ""}
+    assert [h.updates for _, h in shown[2:]] == [[], []] and len(second.records) == len(agent.steps)
+
+
+def test_the_page_gets_every_requests_panes_while_the_turn_runs() -> None:
+    """A flush coalesces requests; those it passes over reach the page as `panes` messages
+    (the busy kernel could not answer for them until the turn ends)."""
+    agent, view, sent = agent_and_view()
+    view.flush_s = 3600  # one flush at the turn's end: every request but the newest passed
+    before = len(view.records)
+    agent.run(ETA)
+    pushed = [m["index"] for m in sent if m["type"] == "panes" and "view" not in m]
+    assert pushed[-(len(view.records) - before) + 1 :] == list(range(before, len(view.records) - 1))
+    assert view.panes["index"] == len(view.records) - 1  # the newest: the synced state
+    for message in sent:
+        if message["type"] == "panes" and "view" not in message:
+            assert message["data"] == view._lazy_panes(
+                view.records[message["index"]], view.records[message["index"] - 1]
+            )
+
+
+def test_views_of_one_session_share_the_pages_panes_until_its_records_change() -> None:
+    """The page keeps each session's panes under `panes_key`: a new cell's view finds there
+    what the views before it were sent (the kernel is busy running that cell)."""
+    agent, view, _ = agent_and_view()
+    later = AgentView(agent, history=view)
+    assert later.panes_key == view.panes_key != ""
+    assert later.panes is view._panes_for(len(agent.steps) - 1)  # built once, shared
+    other = AgentView(agent)
+    assert other.panes_key not in ("", view.panes_key)
+    key = later.panes_key
+    later.refresh()  # the records are read again: what the page kept may differ
+    assert later.panes_key != key
+    agent.use_transport(FlakyTransport(fail_at=2))
+    key = later.panes_key
+    with pytest.raises(TurnError):
+        agent.run(WEATHER)
+    assert later.panes_key != key  # the failed turn's requests are gone
+
+
+def test_every_message_is_declared_once_for_both_languages() -> None:
+    spec = view_spec()
+    for name in spec["asks"]:
+        assert callable(getattr(AgentView, f"_msg_{name}")), name
+    _, view, sent = agent_and_view()
+    # ipywidgets' own `_msg_callbacks` is no handler: only declared asks are answered
+    view._on_message(view, {"type": "callbacks", "view": "v1"}, [])
+    view._on_message(view, {"type": "bogus", "view": "v1"}, [])
+    assert all(m.get("view") != "v1" for m in sent)
+    for content in (
+        {"type": "panes", "index": 0},
+        {"type": "body", "index": 0, "ref": "request:tools.0"},
+        {"type": "search", "index": 0, "query": "order"},
+        {"type": "copy", "index": 0, "what": "json"},
+        {"type": "preview", "provider": "openai"},
+        {"type": "switch", "provider": "openai"},
+        {"type": "panes", "index": 99},
+    ):
+        assert ask(view, sent, **content)["type"] in spec["answers"]
+    assert {m["type"] for m in sent} <= set(spec["answers"])
+    assert pane_titles() == {
+        "state": "Agent state",
+        "request": "Request JSON",
+        "context": "Model context",
+    }

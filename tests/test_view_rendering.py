@@ -233,3 +233,32 @@ def test_removal_and_redefinition_are_marked_as_load_points_of_their_own() -> No
     record = from_request(req)
     html = request_pane(record, Bodies(record, lazy=False))
     assert "load point: + get_weather" in html and "removal: - get_weather" in html
+
+
+def test_a_system_section_break_is_lit_in_the_request_json_too() -> None:
+    agent = Agent(demo_session(), "anthropic", DEMO_MODELS["anthropic"])
+    agent.run(ETA)
+    agent.session.prompt["preamble"] = "You are a careful shipping assistant."  # a break
+    agent.run(WEATHER)
+    broken = next(r for r in step_records(agent, agent.steps) if r.cache.cache_break)
+    assert broken.cache.cache_break is not None
+    assert broken.cache.cache_break.where == "system.0"
+    data = panes(broken, lazy=True)
+    for pane in ("state", "request", "context"):
+        assert "dtl-k-brk-here" in data[pane], pane
+    lit = re.search(
+        r'<div class="dtl-row dtl-link dtl-k-brk-here">(.*?)</details>', data["request"]
+    )
+    assert lit is not None and "<b>system</b>" in lit.group(1)
+
+
+def test_the_deferred_tool_prompt_break_marks_the_tools_list() -> None:
+    from dtl_notebook.cache.causes import BreakCause
+    from dtl_notebook.cache.explain import CacheBreak
+
+    rec = records("anthropic")[-1]
+    rec.cache.cache_break = CacheBreak(BreakCause.DEFERRED_PROMPT_ADDED, "tools")
+    html = panes(rec, lazy=True)["request"]
+    row = re.search(r'<div class="dtl-row dtl-link dtl-k-brk-here">(.*?)</div>', html)
+    assert row is not None and "tools [" in row.group(1)
+    assert html.count("dtl-k-brk-here") == 1  # the list, not one of its items

@@ -20,8 +20,9 @@ from dtl_notebook.notebook.records import RequestRecord, step_records, transport
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
 from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, mark, tinted
+from dtl_notebook.notebook.view_assets import pane_titles
 
-PANE_TITLES = {"state": "Agent state", "request": "Request JSON", "context": "Model context"}
+PANE_TITLES = pane_titles()  # data/view.json: the front end's titles too
 
 
 def agent_records(agent: Agent, pending: Sequence[Step] = ()) -> list[RequestRecord]:

@@ -64,6 +64,11 @@ def legend_html() -> str:
             ("Strips (predicted; thin: reported)", strips),
             ("Marks", marks),
             ("Badges", badges),
+            (
+                "All requests (the strip above the timeline)",
+                "one mark per request, grouped by turn: its green height the cached share, red a "
+                "cache break, an amber top tools loaded; a click opens the request",
+            ),
         )
     )
     return f'<details class="dtl-legend"><summary>Legend</summary>{rows}</details>'

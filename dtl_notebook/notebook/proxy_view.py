@@ -59,6 +59,7 @@ class ProxyView(AgentView):
     """`ProxyView(proxy)`; pass it as one of the proxy's listeners (`%dtl proxy start` does)."""
 
     _esm = proxy_esm()
+    panes_settle = False  # a request's figures arrive with its response: panes built afresh
 
     conversations = traitlets.List(traitlets.Dict()).tag(sync=True)
     conversation = traitlets.Unicode("").tag(sync=True)  # "" follows the newest traffic

@@ -102,10 +102,26 @@ def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
             continue
         size = len(dumps(value, None))
         if size <= 300:
-            parts.append(pre(f"<b>{esc(name)}</b>: " + json_html(value, None)))
+            field = pre(f"<b>{esc(name)}</b>: " + json_html(value, None))
         else:
-            parts.append(bodies.details(f"<b>{esc(name)}</b> ({size:,} chars)", f"request:{name}"))
+            field = bodies.details(f"<b>{esc(name)}</b> ({size:,} chars)", f"request:{name}")
+        parts.append(_break_row(field) if _breaks_at(rec, name, inside=True) else field)
     return "".join(parts)
+
+
+def _breaks_at(rec: RequestRecord, path: str, *, inside: bool = False) -> bool:
+    """The request's cache break is at `path` (an item: at a part of it too; `inside`: at
+    anything within the field `path`, e.g. a system section at `system.0`)."""
+    where = rec.cache.cache_break.where if rec.cache.cache_break is not None else None
+    if where is None:
+        return False
+    return where == path or item_path(where) == path or (inside and where.startswith(path + "."))
+
+
+def _break_row(html: str) -> str:
+    """A field (or a list's heading) where the cache breaks, linked to the break's marks."""
+    attrs = link_attrs(key("brk", "here"), cls="dtl-row")
+    return f"<div {attrs}>{html}{badge('cache breaks here', BREAK)}</div>"
 
 
 def _list_field(
@@ -117,6 +133,8 @@ def _list_field(
     bodies: Bodies,
 ) -> str:
     rows = [heading(f"{name} [{len(items)}]")]
+    if _breaks_at(bodies.rec, name):  # the list as a whole, e.g. the deferred-tool prompt
+        rows = [_break_row(rows[0])]
     if name == "tools":
         return "".join(rows) + _tools_field(items, loaded, bodies)
     keep = {int(p.split(".")[1]) for p in recent if p.startswith(name + ".")}
@@ -189,8 +207,7 @@ def _item(
         style += "border-left:3px solid rgba(64, 140, 255, .9);"
     if lp is not None:
         marks += " " + badge(load_point_label(lp.kind, lp.tools), LOAD)
-    brk = bodies.rec.cache.cache_break
-    if brk is not None and brk.where == f"{field_name}.{i}":
+    if _breaks_at(bodies.rec, f"{field_name}.{i}"):
         keys = [*(keys or []), key("brk", "here")]
         marks += " " + badge("cache breaks here", BREAK)
     attrs = link_attrs(*(keys or []), cls="dtl-row") + (f' style="{style}"' if style else "")

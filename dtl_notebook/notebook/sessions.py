@@ -218,7 +218,7 @@ class Sessions:
         view = AgentView(agent, title=f"session `{name}`", history=old)
         view.cell_start = len(agent.steps)
         self.views[name] = view
-        handle = show(view, display_id=True)
+        handle = view.show_live(show)
         self.outputs[name] = LiveOutput(view, handle, len(agent.steps))
         return view
 

@@ -10,6 +10,7 @@ from dtl_notebook.agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.notebook.html import (
     badge,
@@ -32,7 +33,7 @@ from dtl_notebook.notebook.panes import (
 )
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.request_pane import carriers
-from dtl_notebook.notebook.theme import LOAD, mark
+from dtl_notebook.notebook.theme import BREAK, LOAD, mark
 
 LEFT = 'style="text-align:left"'  # JupyterLab right-aligns `td`
 
@@ -86,7 +87,11 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
         if name == "tool_catalog":
             size += f"; {_catalog_lines(text)}"
         summary = f"<code>{esc(name)}</code> ({esc(size)})"
-        parts.append(bodies.details(summary, f"state:section:{name}"))
+        section = bodies.details(summary, f"state:section:{name}")
+        if name in broken and brk is not None and brk.cause is BreakCause.SYSTEM_CHANGED:
+            attrs = link_attrs(key("brk", "here"), cls="dtl-row")
+            section = f"<div {attrs}>{section}{badge('breaks the cache', BREAK)}</div>"
+        parts.append(section)
     parts.append(heading(f"Transcript ({len(rec.messages)} messages)"))
     marked = {lp.message_index for lp in recent_loads(rec)}
     for entry in windowed(len(rec.messages), marked):

@@ -1,15 +1,26 @@
-"""The views' front ends: their ES modules and CSS, assembled from the files in static/."""
+"""The views' front ends: their ES modules and CSS, assembled from the files in static/, and
+the vocabulary both languages share (data/view.json: the panes, the messages each way)."""
 
 from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from dtl_notebook.notebook.html import token_css
 
 STATIC = Path(__file__).parent / "static"
-ESM_PARTS = ("view_dom.js", "view_timeline.js", "view_links.js", "view_tools.js", "view.js")
+SPEC = Path(__file__).parent / "data" / "view.json"
+ESM_PARTS = (
+    "view_dom.js",
+    "view_timeline.js",
+    "view_links.js",
+    "view_tools.js",
+    "view_panes.js",
+    "view.js",
+)
 CSS_PARTS = ("view.css", "view_controls.css")
 _EXPORT = re.compile(r"^export default\b", re.MULTILINE)
 PICKER_CSS = """
@@ -25,9 +36,23 @@ def view_esm(css: str | None = None) -> str:
     style element for every new widget, which makes the browser restyle the whole page:
     a cost that grows with every cell of a long notebook.
     """
-    parts = [f"const VIEW_CSS = {json.dumps(css)};"]
+    parts = [
+        f"const VIEW_CSS = {json.dumps(css)};",
+        f"const VIEW_SPEC = {json.dumps(view_spec())};",
+    ]
     parts += [(STATIC / name).read_text(encoding="utf-8") for name in ESM_PARTS]
     return "\n".join(parts)
+
+
+@cache
+def view_spec() -> dict[str, Any]:
+    """The panes (name, title) and the message types: `asks` (view to kernel), `answers`."""
+    spec: dict[str, Any] = json.loads(SPEC.read_text(encoding="utf-8"))
+    return spec
+
+
+def pane_titles() -> dict[str, str]:
+    return dict(view_spec()["panes"])
 
 
 def view_css() -> str:

@@ -16,14 +16,17 @@ from dtl_notebook.notebook.copying import copy_text
 from dtl_notebook.notebook.document import panes, timeline_item
 from dtl_notebook.notebook.panes import body_html
 from dtl_notebook.notebook.records import RequestRecord
+from dtl_notebook.notebook.view_assets import view_spec
 from dtl_notebook.notebook.window import search, window_html
 
 CHUNK = 200  # timeline items per message when a front end asks for the history
+ASKS = frozenset(view_spec()["asks"])  # each answered by its `_msg_<type>` method
 
 
 class ViewMessages(anywidget.AnyWidget):
-    """Answers each `{"type": T, ...}` message with its `_msg_T` method (subclasses add
-    their own); the view's requests are `records`, its previews `preview` and `previews`."""
+    """Answers each `{"type": T, ...}` message, T one of data/view.json's `asks`, with its
+    `_msg_T` method (`AgentView` adds preview and switch); the view's requests are `records`,
+    its previews `preview` and `previews`."""
 
     records: list[RequestRecord]
     preview: RequestRecord | None
@@ -41,11 +44,9 @@ class ViewMessages(anywidget.AnyWidget):
         return self.records[index] if 0 <= index < len(self.records) else None
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if not isinstance(content, dict):
+        if not isinstance(content, dict) or content.get("type") not in ASKS:
             return
-        handler = getattr(self, f"_msg_{content.get('type')}", None)
-        if handler is None:
-            return
+        handler = getattr(self, f"_msg_{content['type']}")
         try:
             reply = handler(content)
         except (KeyError, ValueError, TypeError) as exc:  # bad input: said to that view only

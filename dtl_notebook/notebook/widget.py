@@ -10,14 +10,15 @@ is per view; a preview and a switch of provider are answered here.
 
 from __future__ import annotations
 
+import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 import traitlets
 
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.loop import Agent, AgentEvent, Step
-from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import (
     agent_header,
     capture_header,
@@ -35,6 +36,7 @@ from dtl_notebook.notebook.records import (
 from dtl_notebook.notebook.snapshot import snapshot_html
 from dtl_notebook.notebook.view_assets import view_css, view_esm
 from dtl_notebook.notebook.view_messages import ViewMessages
+from dtl_notebook.notebook.view_output import LiveCell
 from dtl_notebook.wire.modes import PROVIDERS, check_provider
 
 
@@ -54,10 +56,16 @@ class AgentView(ViewMessages):
     tail = traitlets.Dict().tag(sync=True)  # {"start": i, "items": [...]}: the newest items
     count = traitlets.Int(0).tag(sync=True)
     panes = traitlets.Dict().tag(sync=True)  # of the selected (else the newest) request
+    # Names the requests' panes the page keeps for this session (static/view_panes.js): the
+    # same for every view of these records, so a new cell's view finds what the views before
+    # it were sent while the kernel is busy running the cell; new when the records change.
+    panes_key = traitlets.Unicode("").tag(sync=True)
     providers = traitlets.List(traitlets.Unicode()).tag(sync=True)
     switched = traitlets.Dict().tag(sync=True)  # the preview after a switch, until a step
     selected = traitlets.Int(-1)
     flush_s = 0.1  # while a turn runs, updates go out at most this often (the rest coalesce)
+    built_kept = 4  # panes built and kept in Python, the newest (a new view reuses them)
+    panes_settle = True  # a request's record never changes once shown: its panes build once
     # The first request of the cell that shows this view, if a cell does: its saved fallback
     # (text/html) is then that cell's turn alone, as flat in size as the snapshot it becomes.
     cell_start: int | None = None
@@ -80,6 +88,8 @@ class AgentView(ViewMessages):
         self._status = "idle"
         self._error: str | None = None
         self._sent = 0  # timeline items the front ends have
+        self._panes_sent = 0  # requests whose panes the front ends were sent
+        self._built: dict[int, dict[str, Any]] = {}  # panes built, by request index
         self._flushed = 0.0
         self.preview: RequestRecord | None = None
         self.previews: dict[str, RequestRecord] = {}
@@ -88,12 +98,14 @@ class AgentView(ViewMessages):
             reuse = history is not None and history.agent is agent
             if reuse and history is not None and len(history.records) == len(agent.steps):
                 self.records = list(history.records)  # built already: a new view costs O(1)
+                self._built, self.panes_key = history._built, history.panes_key
             else:
                 self.records = step_records(agent, agent.steps)
             self._committed = len(self.records)
             agent.listeners.append(self._on_event)
             self._listening = True
             self.providers = list(PROVIDERS)
+        self.panes_key = self.panes_key or self._new_panes_key()
         self.on_msg(self._on_message)
         self.observe(self._on_selected, "selected")
         self._sync_all()
@@ -117,20 +129,41 @@ class AgentView(ViewMessages):
             return agent_header(self.agent, self.title, self._status, self._error)
         return capture_header(self.records, self.title, self._status, self._error)
 
+    def _new_panes_key(self) -> str:
+        """A fresh key, or none where panes do not settle (the page keeps them per view)."""
+        return secrets.token_hex(8) if self.panes_settle else ""
+
     def _panes_for(self, index: int) -> dict[str, Any]:
+        """The panes of request `index` (out of range: the newest), each built once."""
         if not self.records:
             return {}
         if index < 0 or index >= len(self.records):
             index = len(self.records) - 1
-        return self._lazy_panes(self.records[index], self.records[index - 1] if index else None)
+        data = self._built.get(index)
+        if data is None:
+            previous = self.records[index - 1] if index else None
+            data = self._lazy_panes(self.records[index], previous)
+            if not self.panes_settle:
+                return data
+            self._built[index] = data
+            for old in [i for i in self._built if i < index - self.built_kept]:
+                del self._built[old]
+        return data
 
     def _sync_all(self) -> None:
         with self.hold_sync():
             self.header = self.header_data()
             self.count = len(self.records)
             self.tail = {"start": 0, "items": [timeline_item(r) for r in self.records]}
-            self._sent = len(self.records)
+            self._sent = self._panes_sent = len(self.records)
             self.panes = self._panes_for(self.selected)
+
+    def _send_passed_panes(self) -> None:
+        """The panes of the requests a flush passes over (coalesced), so that a view opens
+        them while the kernel is still busy with the turn."""
+        for index in range(self._panes_sent, len(self.records) - 1):
+            self.send({"type": "panes", "index": index, "data": self._panes_for(index)})
+        self._panes_sent = len(self.records)
 
     def _flush(self, shrunk: bool = False) -> None:
         """Send what changed since the last flush: header, new items, the newest panes."""
@@ -144,12 +177,13 @@ class AgentView(ViewMessages):
             self._sent = len(self.records)
             if self.selected < 0:
                 self.panes = self._panes_for(-1)
+        self._send_passed_panes()
         self._flushed = time.monotonic()
 
     # -- following the agent ------------------------------------------------------------------
     def _on_event(self, event: AgentEvent) -> None:
         if event.kind == "turn_start":
-            self._status, self._error = f"running: {redact(event.text)[:80]}", None
+            self._status, self._error = self._running(), None
             self.header = self.header_data()
         elif event.kind == "step" and event.step is not None:
             self._add_step(event.step)
@@ -159,8 +193,11 @@ class AgentView(ViewMessages):
             self._flush()
         elif event.kind == "turn_failed":
             del self.records[self._committed :]
+            self._built = {i: d for i, d in self._built.items() if i < len(self.records)}
+            self.panes_key = self._new_panes_key()  # the page's panes past here are stale
             self._status, self._error = "idle", event.error
             self._sent = min(self._sent, len(self.records))
+            self._panes_sent = min(self._panes_sent, len(self.records))
             self._flush(shrunk=True)
 
     def _add_step(self, step: Step) -> None:
@@ -171,15 +208,23 @@ class AgentView(ViewMessages):
         self.preview = None
         if self.switched:
             self.switched = {}
-        self._status = f"running: {len(self.records) - self._committed} step(s) of this turn"
+        self._status = self._running()
         if time.monotonic() - self._flushed >= self.flush_s:
             self._flush()
+
+    def _running(self) -> str:
+        """The status while a turn runs: the same words from its start to its end."""
+        assert self.agent is not None
+        done = len(self.records) - self._committed
+        return f"running turn {self.agent.turns + 1} · {done} request(s) done"
 
     def refresh(self) -> None:
         """Re-read the agent's steps (after a reset, load or provider switch)."""
         if self.agent is not None:
             self.records = step_records(self.agent, self.agent.steps)
             self._committed = len(self.records)
+        self._built = {}
+        self.panes_key = self._new_panes_key()
         self._sync_all()
 
     def snapshot(self, start: int = 0) -> tuple[str, str]:
@@ -263,10 +308,20 @@ class AgentView(ViewMessages):
     def __repr__(self) -> str:
         return plain_text(self.records, self.header_data())
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+    def widget_bundle(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The widget's own mimebundle: the view, and a one-line `text/plain`."""
         bundle = super()._repr_mimebundle_(**kwargs)
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle or {}, {})
         data["text/plain"] = repr(self)
+        return data, metadata
+
+    def show_live(self, show: Callable[..., Any]) -> LiveCell:
+        """Show the view with `show` (IPython's `display`) as a live cell's two outputs: its
+        saved turn, then the widget (`view_output`); the handle updates both."""
+        return LiveCell(self, show)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        data, metadata = self.widget_bundle(**kwargs)
         if self.cell_start is not None and self.selected < 0:
             data["text/html"] = self.snapshot(self.cell_start)[0]
         else:

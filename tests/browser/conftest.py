@@ -608,10 +608,17 @@ def _poll(
     raise AssertionError(f"timed out waiting for {what}; last state: {state!r}")
 
 
-def run_notebook(
-    browser: Browser, lab: LabServer, name: str, *, workspace: str, timeout_s: float = 180
+def open_notebook(
+    browser: Browser,
+    lab: LabServer,
+    name: str,
+    *,
+    workspace: str,
+    timeout_s: float = 180,
+    kernel: str | None = "idle/connected",
 ) -> LabRun:
-    """Open ``name`` in a private Lab workspace, run all cells and wait until outputs settle."""
+    """Open ``name`` in a private Lab workspace and wait until its kernel's state (as
+    ``_KERNEL_STATE_JS`` says it) is ``kernel`` (None: until the notebook is open)."""
     run = LabRun(_new_page(browser), lab=lab, path=name)
     _OPEN_HANDLES.append(run)
     page = run.page
@@ -629,11 +636,27 @@ def run_notebook(
     page.wait_for_function("() => window.jupyterapp !== undefined", timeout=timeout_s * 1000)
     _poll(
         run,
-        "the kernel to be idle and connected",
+        f"the kernel to be {kernel}",
         lambda: page.evaluate(_KERNEL_STATE_JS, name),
-        lambda s: s == "idle/connected",
+        lambda s: s == kernel if kernel else not s.startswith(("no-app", "no-notebook", "current")),
         deadline,
     )
+    return run
+
+
+def run_notebook(
+    browser: Browser, lab: LabServer, name: str, *, workspace: str, timeout_s: float = 180
+) -> LabRun:
+    """Open ``name`` in a private Lab workspace, run all cells and wait until outputs settle."""
+    deadline = time.monotonic() + timeout_s
+    run = open_notebook(browser, lab, name, workspace=workspace, timeout_s=timeout_s)
+    run_all(run, deadline)
+    return run
+
+
+def run_all(run: LabRun, deadline: float) -> None:
+    """Run every cell of the open notebook and wait until outputs settle."""
+    page = run.page
     page.evaluate(_FIRE_RUN_ALL_JS)
     _poll(
         run,
@@ -647,4 +670,3 @@ def run_notebook(
         ),
         deadline,
     )
-    return run

@@ -45,4 +45,4 @@ function renderProxy({ model, el }) {
   };
 }
 
-export default { render: renderProxy };
+export default { initialize: agentView.initialize, render: renderProxy };

@@ -1,390 +1,322 @@
-// The dtl_notebook view, part 5 of 5: one view of the model. Selection, pins and previews
+// The dtl_notebook view, part 6 of 6: one view of the model. Selection, pins and previews
 // belong to this view; the model's synced state is what every view follows (the newest
 // request); everything this view asks travels as a custom message tagged with its id and is
-// answered to it alone. Draws are coalesced to one per animation frame.
+// answered to it alone (`ANSWERS`: one handler per message type). Draws are coalesced to one
+// per animation frame.
 
-const PANES = [
-  ["state", "Agent state"],
-  ["request", "Request JSON"],
-  ["context", "Model context"],
-];
-const CACHED_PANES = 16;
 let viewCount = 0;
 
-function render({ model, el }) {
-  ensureStyle();
-  const id = `v${++viewCount}-${Math.random().toString(36).slice(2, 8)}`;
-  const root = h("div", "dtl-view");
-  const head = h("div", "dtl-head");
-  const title = h("span", "dtl-title");
-  const meta = h("span", "dtl-meta");
-  const status = h("span", "dtl-status");
-  const full = h("button", "dtl-fullbtn", "full width");
-  full.type = "button";
-  full.title = "Stack the panes at full width, each as tall as its content";
-  full.addEventListener("click", () => full.classList.toggle("dtl-on", root.classList.toggle("dtl-full")));
-  head.append(title, meta, status, full);
-  const error = h("div", "dtl-error");
-  const requestTitle = h("div", "dtl-request-title");
-  const breakBox = h("div", "dtl-break");
-  const summaryBox = h("div", "dtl-summary");
-  const panesEl = h("div", "dtl-panes");
-  const bodies = {};
-  for (const [name, label] of PANES) {
-    const pane = h("section", `dtl-pane dtl-pane-${name}`);
-    pane.appendChild(h("h3", "dtl-pane-title", label));
-    bodies[name] = pane.appendChild(h("div", "dtl-pane-body"));
-    panesEl.appendChild(pane);
-  }
-  const linker = new Linker(root, bodies);
-  const send = (msg) => model.send({ ...msg, view: id });
-  let items = [];
-  let chosen = null; // null: follow the newest; an index; or "preview"
-  let shown = null; // the panes data on screen
-  let preview = null; // {provider, current, item, data}
-  let query = "";
-  let revealing = null;
-  const cache = new Map();
-  const remember = (data) => {
-    if (!data || data.index === undefined || data.index < 0) return;
-    cache.delete(data.index);
-    cache.set(data.index, data);
-    if (cache.size > CACHED_PANES) cache.delete(cache.keys().next().value);
-  };
-
-  const view = {
-    select(index) {
-      if (index < 0 || index >= items.length) return;
-      chosen = index;
-      timeline.setSelected(index);
-      const data = cache.get(index);
-      if (data) showPanes(data);
-      else {
-        requestTitle.textContent = `Request ${index + 1} · loading…`;
-        panesEl.setAttribute("aria-busy", "true"); // the panes below still show the previous request
-        send({ type: "panes", index });
-      }
-    },
-    follow() {
-      chosen = null;
-      timeline.setSelected(null);
-      showPanes(model.get("panes") || {});
-    },
-    current() {
-      if (chosen === "preview") return items.length;
-      return chosen === null ? items.length - 1 : chosen;
-    },
-    step(delta) {
-      const next = Math.min(items.length - 1, Math.max(0, view.current() + delta));
-      view.select(next);
-      timeline.focusSelected();
-    },
-    jumpBreak(direction) {
-      const at = view.current();
-      const breaks = timeline.breaks();
-      const target = direction > 0 ? breaks.find((i) => i > at) : breaks.reverse().find((i) => i < at);
-      if (target === undefined) return toolbar.say(`no ${direction > 0 ? "later" : "earlier"} cache break`);
-      toolbar.say("");
-      view.select(target);
-      timeline.focusSelected();
-    },
-    escape() {
-      if (linker.unpin()) return;
-      if (chosen !== null) view.follow();
-    },
-    enter(target) {
-      const link = target.closest(".dtl-link");
-      const el = link || root.querySelector(".dtl-hl") || root.querySelector(".dtl-brk-lit");
-      if (!el) return;
-      if (link) linker.pin(link);
-      const details = el.matches("details") ? el : el.querySelector("details");
-      if (details) details.open = true;
-    },
-    preview(provider) {
-      toolbar.say(`previewing ${provider}…`);
-      send({ type: "preview", provider });
-    },
-    showPreview() {
-      if (!preview) return;
-      chosen = "preview";
-      timeline.setSelected("preview");
-      showPanes(preview.data);
-      toolbar.offerSwitch(preview.provider, preview.current);
-    },
-    switchTo(provider) {
-      if (provider) send({ type: "switch", provider });
-    },
-    search(text) {
-      query = text.trim();
-      foundRefs = new Set();
-      applyFilter();
-      if (shown) send({ type: "search", ...target(), query });
-    },
-    expandAll(open) {
-      for (const d of panesEl.querySelectorAll("details")) d.open = open;
-    },
-    copy(what, path) {
-      if (shown) send({ type: "copy", what, path: path || "", ...target() });
-    },
-  };
-
-  const target = () =>
-    chosen === "preview" && preview ? { index: -1, provider: preview.provider } : { index: shown ? shown.index : -1 };
-
-  const timeline = new Timeline((i) => view.select(i), () => view.showPreview());
-  const toolbar = new Toolbar(view);
-  root.append(head, error, toolbar.el, toolbar.notice, timeline.overview, timeline.el, requestTitle, breakBox, summaryBox, toolbar.found, panesEl);
-  el.appendChild(root);
-  toolbar.say("");
-
-  // The ref of a row's item: its lazy body's, or `request:tools.5` from a `tools[5]` label.
-  function rowRef(row) {
-    const slot = row.querySelector(".dtl-pending");
-    if (slot) return classValue(slot, "dtl-ref:");
-    const label = row.querySelector("summary code");
-    const m = label && /^(\w+)\[(\d+)\]/.exec(label.textContent);
-    return m ? `request:${m[1]}.${m[2]}` : "";
+class View {
+  constructor(model, el) {
+    this.model = model;
+    this.id = `v${++viewCount}-${Math.random().toString(36).slice(2, 8)}`;
+    this.items = [];
+    this.chosen = null; // null: follow the newest; an index; or "preview"
+    this.preview = null; // {provider, current, item, data}
+    this.query = "";
+    this.asked = "";
+    this.frame = 0;
+    this.dirty = new Set();
+    this.root = h("div", "dtl-view");
+    this.header = new Header(this.root);
+    this.panes = new Panes(this);
+    this.linker = new Linker(this.root, this.panes.bodies);
+    this.cache = pagePanes(model.get("panes_key") || this.id);
+    this.timeline = new Timeline((i) => this.select(i), () => this.showPreview());
+    this.toolbar = new Toolbar(this);
+    const p = this.panes;
+    this.root.append(
+      this.header.el, this.header.error, this.toolbar.el, this.toolbar.notice, this.timeline.overviewRow,
+      this.timeline.el, p.title, p.breakBox, p.summaryBox, this.toolbar.found, p.el,
+    );
+    el.appendChild(this.root);
+    this.toolbar.say("");
   }
 
-  // Rows whose text holds the query stay, and so do rows the kernel found in their collapsed
-  // bodies (`foundRefs`); windowed runs stay, so what they hide can be opened.
-  let foundRefs = new Set();
-  function applyFilter() {
-    const needle = query.toLowerCase();
-    for (const body of Object.values(bodies)) {
-      for (const row of body.querySelectorAll(".dtl-row, tr")) {
-        const keep =
-          !needle ||
-          row.classList.contains("dtl-window") ||
-          row.textContent.toLowerCase().includes(needle) ||
-          foundRefs.has(rowRef(row));
-        row.classList.toggle("dtl-filtered", !keep);
-      }
-    }
-    if (!query) toolbar.drawFound("", [], null);
+  send(msg) {
+    this.model.send({ ...msg, view: this.id });
   }
 
-  function decorate() {
-    for (const row of panesEl.querySelectorAll(".dtl-window:not(.dtl-decorated)")) {
-      row.classList.add("dtl-decorated");
-      row.appendChild(button("show here", "Open these items in place", () => openWindow(row), "dtl-open-window"));
-    }
-    for (const row of bodies.request.querySelectorAll(".dtl-row:not(.dtl-decorated)")) {
-      const label = row.querySelector("summary code");
-      const m = label && /^(\w+)\[(\d+)\]/.exec(label.textContent);
-      if (!m) continue;
-      row.classList.add("dtl-decorated");
-      const copy = button("copy", `Copy ${m[1]}[${m[2]}] as JSON`, (e) => {
-        e.preventDefault();
-        view.copy("item", `${m[1]}.${m[2]}`);
-      }, "dtl-copy-item");
-      label.parentElement.appendChild(copy);
-    }
+  // What a request-specific ask names: the request on screen, or the preview's provider.
+  target() {
+    const shown = this.panes.shown;
+    if (this.chosen === "preview" && this.preview) return { index: -1, provider: this.preview.provider };
+    return { index: shown ? shown.index : -1 };
   }
 
-  function openWindow(row) {
-    const [ref, start, end] = classValue(row, "dtl-win:").split(/:(?=\d)/);
-    send({ type: "window", ref, start: Number(start), end: Number(end), ...target() });
+  // -- what the user does ------------------------------------------------------------------
+  select(index) {
+    if (index < 0 || index >= this.items.length) return;
+    this.chosen = index;
+    this.timeline.setSelected(index);
+    const data = this.cache.get(index);
+    if (data) return this.showPanes(data);
+    this.panes.waitFor(index, this.header.running);
+    this.send({ type: "panes", index });
   }
 
-  function showPanes(data) {
-    shown = data;
-    panesEl.removeAttribute("aria-busy");
-    requestTitle.textContent = data.title || "";
-    breakBox.innerHTML = data.break || ""; // rendered and escaped in Python
-    summaryBox.innerHTML = data.summary || ""; // rendered and escaped in Python
-    for (const [name] of PANES) bodies[name].innerHTML = data[name] || "";
-    if (chosen !== "preview") toolbar.offerSwitch(null);
-    decorate();
-    linker.drawn();
-    applyFilter();
-    if (query) send({ type: "search", ...target(), query });
+  follow() {
+    this.chosen = null;
+    this.timeline.setSelected(null);
+    this.showPanes(this.model.get("panes") || {});
   }
 
-  function reveal(match) {
-    const pane = bodies[match.ref.split(":")[0]];
-    let found = pane.querySelector(`.${CSS.escape(`dtl-ref:${match.ref}`)}`);
-    if (!found && match.window) {
-      for (const row of pane.querySelectorAll(".dtl-window")) {
-        const [ref, start, end] = classValue(row, "dtl-win:").split(/:(?=\d)/);
-        if (ref === match.window && Number(start) <= match.index && match.index < Number(end)) {
-          revealing = match;
-          return openWindow(row);
-        }
-      }
-    }
-    const label = `${match.ref.split(":")[1].replace(/\.(\d+)$/, "[$1]")} `;
-    found = found || Array.from(pane.querySelectorAll("summary code")).find((c) => c.textContent.startsWith(label));
-    const details = found && found.closest("details");
-    if (!details) return toolbar.say(`${match.label}: shown above`);
-    details.open = true;
-    const row = details.closest(".dtl-row") || details;
-    row.classList.remove("dtl-filtered");
-    row.classList.add("dtl-hl");
-    linker.scrollTo([row], null);
+  current() {
+    if (this.chosen === "preview") return this.items.length;
+    return this.chosen === null ? this.items.length - 1 : this.chosen;
   }
 
-  // -- what the model sends -----------------------------------------------------------------
-  let frame = 0;
-  const dirty = new Set();
-  function schedule(what) {
-    dirty.add(what);
-    if (!frame) frame = requestAnimationFrame(draw);
-  }
-  function draw() {
-    frame = 0;
-    if (dirty.has("header")) drawHeader();
-    if (dirty.has("tail")) drawTail();
-    if (dirty.has("panes")) {
-      const data = model.get("panes") || {};
-      remember(data);
-      if (chosen === null) showPanes(data);
-    }
-    if (dirty.has("switched")) drawSwitched();
-    dirty.clear();
+  step(delta) {
+    this.select(Math.min(this.items.length - 1, Math.max(0, this.current() + delta)));
+    this.timeline.focusSelected();
   }
 
-  function drawHeader() {
-    const header = model.get("header") || {};
-    title.textContent = header.title || "dtl_notebook";
-    meta.textContent = `${header.provider} · ${header.model} · ${header.label} · tools ${header.tools}`;
-    status.textContent = header.status || "";
-    status.classList.toggle("dtl-running", (header.status || "").startsWith("running"));
-    error.textContent = header.error || "";
-    error.style.display = header.error ? "block" : "none";
-    toolbar.drawProviders(model.get("providers") || [], !!header.live);
+  jumpBreak(direction) {
+    const at = this.current();
+    const breaks = this.timeline.breaks();
+    const target = direction > 0 ? breaks.find((i) => i > at) : breaks.reverse().find((i) => i < at);
+    if (target === undefined) return this.toolbar.say(`no ${direction > 0 ? "later" : "earlier"} cache break`);
+    this.toolbar.say("");
+    this.select(target);
+    this.timeline.focusSelected();
   }
 
-  let asked = "";
-  function drawTail() {
-    const tail = model.get("tail") || {};
+  escape() {
+    if (this.linker.unpin()) return;
+    if (this.chosen !== null) this.follow();
+  }
+
+  enter(target) {
+    const link = target.closest(".dtl-link");
+    const el = link || this.root.querySelector(".dtl-hl") || this.root.querySelector(".dtl-brk-lit");
+    if (!el) return;
+    if (link) this.linker.pin(link);
+    const details = el.matches("details") ? el : el.querySelector("details");
+    if (details) details.open = true;
+  }
+
+  askPreview(provider) {
+    this.toolbar.say(`previewing ${provider}…`);
+    this.send({ type: "preview", provider });
+  }
+
+  showPreview() {
+    if (!this.preview) return;
+    this.chosen = "preview";
+    this.timeline.setSelected("preview");
+    this.showPanes(this.preview.data);
+    this.toolbar.offerSwitch(this.preview.provider, this.preview.current);
+  }
+
+  switchTo(provider) {
+    if (provider) this.send({ type: "switch", provider });
+  }
+
+  search(text) {
+    this.query = text.trim();
+    this.panes.found = new Set();
+    this.panes.filter(this.query);
+    if (!this.query) this.toolbar.drawFound("", [], null);
+    else if (this.panes.shown) this.send({ type: "search", ...this.target(), query: this.query });
+  }
+
+  expandAll(open) {
+    this.panes.expandAll(open);
+  }
+
+  copy(what, path) {
+    if (this.panes.shown) this.send({ type: "copy", what, path: path || "", ...this.target() });
+  }
+
+  showPanes(data) {
+    this.panes.show(data);
+    if (this.chosen !== "preview") this.toolbar.offerSwitch(null);
+    if (this.query) this.send({ type: "search", ...this.target(), query: this.query });
+  }
+
+  // -- what the model syncs ----------------------------------------------------------------
+  schedule(what) {
+    this.dirty.add(what);
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  draw() {
+    this.frame = 0;
+    if (this.dirty.has("header")) this.drawHeader();
+    if (this.dirty.has("tail")) this.drawTail();
+    if (this.dirty.has("panes")) this.drawNewest();
+    if (this.dirty.has("switched")) this.drawSwitched();
+    this.dirty.clear();
+  }
+
+  drawHeader() {
+    const header = this.model.get("header") || {};
+    this.header.draw(header);
+    this.toolbar.drawProviders(this.model.get("providers") || [], !!header.live);
+  }
+
+  drawNewest() {
+    const data = this.model.get("panes") || {};
+    this.cache.keep(data);
+    if (this.chosen === null) this.showPanes(data);
+  }
+
+  drawTail() {
+    const tail = this.model.get("tail") || {};
+    const items = this.items;
     (tail.items || []).forEach((item, k) => (items[(tail.start || 0) + k] = item));
-    const count = model.get("count");
+    const count = this.model.get("count");
     items.length = Math.min(items.length, count);
     const missing = items.findIndex((x) => x === undefined);
     if (missing >= 0 || items.length < count) {
       const start = missing >= 0 ? missing : items.length;
-      if (asked !== `${start}:${count}`) {
-        asked = `${start}:${count}`;
-        send({ type: "timeline", start, end: count });
+      if (this.asked !== `${start}:${count}`) {
+        this.asked = `${start}:${count}`;
+        this.send({ type: "timeline", start, end: count });
       }
     }
-    timeline.update(items);
+    this.timeline.update(items);
   }
 
-  function drawSwitched() {
-    const switched = model.get("switched") || {};
+  drawSwitched() {
+    const switched = this.model.get("switched") || {};
     if (!switched.provider) {
-      if (preview && preview.current) {
-        preview = null;
-        timeline.setPreview(null);
-        if (chosen === "preview") view.follow();
+      if (this.preview && this.preview.current) {
+        this.preview = null;
+        this.timeline.setPreview(null);
+        if (this.chosen === "preview") this.follow();
       }
       return;
     }
-    preview = { provider: switched.provider, current: true, item: switched.item, data: switched.panes };
-    timeline.setPreview(switched.item);
-    if (chosen === null) timeline.setSelected(null);
+    this.preview = { provider: switched.provider, current: true, item: switched.item, data: switched.panes };
+    this.timeline.setPreview(switched.item);
+    // Following, the newest panes are now the switched session's preview: its box is selected.
+    if (this.chosen === null) this.showPreview();
   }
 
-  const onMessage = (msg) => {
-    if (!msg || (msg.view && msg.view !== id)) return;
-    if (msg.type === "timeline") {
-      msg.items.forEach((item, k) => (items[msg.start + k] = item));
-      timeline.update(items);
-    } else if (msg.type === "panes") {
-      remember(msg.data);
-      if (chosen === msg.index) showPanes(msg.data);
-    } else if (msg.type === "body" && shown && msg.index === shown.index) {
-      for (const slot of root.querySelectorAll(`.${CSS.escape(`dtl-ref:${msg.ref}`)}.dtl-pending`)) {
-        const body = h("div", "dtl-body");
-        body.innerHTML = msg.html; // rendered and escaped in Python
-        slot.replaceWith(body);
-      }
-      linker.drawn();
-    } else if (msg.type === "window" && shown && msg.index === shown.index) {
-      const prefix = `${msg.ref}:${msg.start}:`;
-      const row = Array.from(panesEl.querySelectorAll(".dtl-window")).find((r) => classValue(r, "dtl-win:").startsWith(prefix));
-      if (row) row.replaceWith(fragment(msg.html));
-      decorate();
-      linker.drawn();
-      applyFilter();
-      if (revealing) {
-        const match = revealing;
-        revealing = null;
-        reveal(match);
-      }
-    } else if (msg.type === "search" && msg.query === query) {
-      foundRefs = new Set(msg.found.map((m) => m.ref));
-      applyFilter();
-      toolbar.drawFound(query, msg.found, reveal);
-    } else if (msg.type === "preview") {
-      preview = msg;
-      timeline.setPreview(msg.item);
-      toolbar.say(msg.current ? `preview: the next request on ${msg.provider}, as the session stands` : `preview on ${msg.provider}: nothing is switched`);
-      view.showPreview();
-    } else if (msg.type === "switched") {
-      toolbar.say(msg.text);
-      view.follow();
-    } else if (msg.type === "copy") {
-      copyOut(msg.text, msg.what);
-    } else if (msg.type === "error") {
-      panesEl.removeAttribute("aria-busy");
-      toolbar.say(msg.text, true);
-    }
-  };
+  // -- what the kernel answers -------------------------------------------------------------
+  onMessage(msg) {
+    if (!msg || (msg.view && msg.view !== this.id)) return;
+    const handler = ANSWERS[msg.type];
+    if (handler) handler(this, msg);
+  }
 
-  function copyOut(text, what) {
-    const done = () => toolbar.say(`copied ${what === "curl" ? "a curl command" : "JSON"} (${fmt(text.length)} characters)`);
+  copyOut(text, what) {
+    const done = () => this.toolbar.say(`copied ${what === "curl" ? "a curl command" : "JSON"} (${fmt(text.length)} characters)`);
     const manual = () => {
       const area = h("textarea", "dtl-copy-box");
       area.value = text;
       area.readOnly = true;
-      toolbar.notice.replaceChildren(h("span", "", "The clipboard refused; select and copy: "), area);
-      toolbar.notice.style.display = "";
+      this.toolbar.notice.replaceChildren(h("span", "", "The clipboard refused; select and copy: "), area);
+      this.toolbar.notice.style.display = "";
       area.select();
     };
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, manual);
     else manual();
   }
+}
 
+// One handler per message the kernel sends (data/view.json's `answers`, in that order).
+const ANSWERS = {
+  panes(view, msg) {
+    view.cache.keep(msg.data);
+    if (view.chosen === msg.index) view.showPanes(msg.data);
+  },
+  body(view, msg) {
+    const shown = view.panes.shown;
+    if (shown && msg.index === shown.index) view.panes.fillBody(msg.ref, msg.html);
+  },
+  window(view, msg) {
+    const shown = view.panes.shown;
+    if (shown && msg.index === shown.index) view.panes.fillWindow(msg.ref, msg.start, msg.html);
+  },
+  search(view, msg) {
+    if (msg.query !== view.query) return;
+    view.panes.found = new Set(msg.found.map((m) => m.ref));
+    view.panes.filter(view.query);
+    view.toolbar.drawFound(view.query, msg.found, (match) => view.panes.reveal(match));
+  },
+  copy(view, msg) {
+    view.copyOut(msg.text, msg.what);
+  },
+  timeline(view, msg) {
+    msg.items.forEach((item, k) => (view.items[msg.start + k] = item));
+    view.timeline.update(view.items);
+  },
+  preview(view, msg) {
+    view.preview = msg;
+    view.timeline.setPreview(msg.item);
+    view.toolbar.say(msg.current ? `preview: the next request on ${msg.provider}, as the session stands` : `preview on ${msg.provider}: nothing is switched`);
+    view.showPreview();
+  },
+  switched(view, msg) {
+    view.drawSwitched(); // the synced preview came before this answer, perhaps not yet drawn
+    if (view.preview) view.showPreview();
+    else view.follow();
+    view.toolbar.say(msg.text);
+  },
+  error(view, msg) {
+    view.panes.el.removeAttribute("aria-busy");
+    view.toolbar.say(msg.text, true);
+  },
+};
+
+function installLazyBodies(view) {
   // Collapsed bodies arrive when opened (toggle does not bubble: listen while capturing).
-  root.addEventListener(
-    "toggle",
-    (event) => {
-      const details = event.target;
-      if (!(details instanceof HTMLDetailsElement) || !details.open) return;
-      const slot = Array.from(details.children).find((c) => c.classList.contains("dtl-pending"));
-      if (!slot || slot.dataset.asked) return;
-      slot.dataset.asked = "1";
-      send({ type: "body", ref: classValue(slot, "dtl-ref:"), ...target() });
-    },
-    true,
-  );
-  installLinking(root, linker);
-  installKeyboard(root, view);
+  const onToggle = (event) => {
+    const details = event.target;
+    if (!(details instanceof HTMLDetailsElement) || !details.open) return;
+    const slot = Array.from(details.children).find((c) => c.classList.contains("dtl-pending"));
+    if (!slot || slot.dataset.asked) return;
+    slot.dataset.asked = "1";
+    view.send({ type: "body", ref: classValue(slot, "dtl-ref:"), ...view.target() });
+  };
+  view.root.addEventListener("toggle", onToggle, true);
+}
 
+function render({ model, el }) {
+  ensureStyle();
+  const view = new View(model, el);
+  installLazyBodies(view);
+  installLinking(view.root, view.linker);
+  installKeyboard(view.root, view);
   const listeners = [
-    ["change:tail", () => schedule("tail")],
-    ["change:count", () => schedule("tail")],
-    ["change:header", () => schedule("header")],
-    ["change:providers", () => schedule("header")],
-    ["change:panes", () => schedule("panes")],
-    ["change:switched", () => schedule("switched")],
-    ["msg:custom", onMessage],
+    ["change:tail", () => view.schedule("tail")],
+    ["change:count", () => view.schedule("tail")],
+    ["change:header", () => view.schedule("header")],
+    ["change:providers", () => view.schedule("header")],
+    ["change:panes", () => view.schedule("panes")],
+    ["change:switched", () => view.schedule("switched")],
+    ["change:panes_key", () => (view.cache = pagePanes(model.get("panes_key") || view.id))],
+    ["msg:custom", (msg) => view.onMessage(msg)],
   ];
   for (const [name, listener] of listeners) model.on(name, listener);
-  drawHeader();
-  drawTail();
-  const first = model.get("panes") || {};
-  remember(first);
-  showPanes(first);
-  drawSwitched();
+  view.drawHeader();
+  view.drawTail();
+  view.drawNewest();
+  view.drawSwitched();
   return () => {
-    cancelAnimationFrame(frame);
-    cancelAnimationFrame(timeline.scrollFrame);
+    cancelAnimationFrame(view.frame);
+    cancelAnimationFrame(view.timeline.scrollFrame);
     for (const [name, listener] of listeners) model.off(name, listener);
   };
 }
 
-export default { render };
+// Once per model, before any view renders: the page keeps the panes the kernel pushes while a
+// turn runs, even those that arrive before the cell's view is drawn.
+function initialize({ model }) {
+  const kept = () => model.get("panes_key") && pagePanes(model.get("panes_key"));
+  const keepPushed = (msg) => {
+    if (msg && msg.type === "panes" && !msg.view && kept()) kept().keep(msg.data);
+  };
+  const keepNewest = () => kept() && kept().keep(model.get("panes"));
+  model.on("msg:custom", keepPushed);
+  model.on("change:panes", keepNewest);
+  keepNewest();
+  return () => {
+    model.off("msg:custom", keepPushed);
+    model.off("change:panes", keepNewest);
+  };
+}
+
+export default { initialize, render };

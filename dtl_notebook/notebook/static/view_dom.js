@@ -1,4 +1,4 @@
-// The dtl_notebook view, part 1 of 5: DOM helpers. widget.py concatenates view_*.js and
+// The dtl_notebook view, part 1 of 6: DOM helpers. widget.py concatenates view_*.js and
 // view.js into one ES module. Everything built here from data uses textContent; only HTML
 // rendered and escaped in Python goes through innerHTML.
 

@@ -1,4 +1,4 @@
-// The dtl_notebook view, part 3 of 5: linking across panes. Hovering lights the hovered
+// The dtl_notebook view, part 3 of 6: linking across panes. Hovering lights the hovered
 // item's own key (one tool lights that tool, a load point its tools); clicking pins it and
 // scrolls the other panes there; hover never scrolls. A cache break is lit in all three panes
 // (the request item, the agent-state row, the segment) whenever its request is shown.
@@ -53,11 +53,14 @@ class Linker {
     return had;
   }
 
-  // After new pane HTML: mark the break's elements in every pane; a pin survives if its key
-  // is still there.
+  // After new pane HTML: mark the break's elements in every pane and scroll each pane to
+  // its own (Request JSON's list is long: its lit item is rarely at the top); a pin survives
+  // if its key is still there, and then it is what the panes scroll to.
   drawn() {
-    for (const x of this.root.querySelectorAll(`.${BREAK_KEY}`)) x.classList.add("dtl-brk-lit");
+    const lit = Array.from(this.root.querySelectorAll(`.${BREAK_KEY}`));
+    for (const x of lit) x.classList.add("dtl-brk-lit");
     if (this.pinned && !this.light(this.pinned, null, true).length) this.pinned = null;
+    if (!this.pinned && lit.length) this.scrollTo(lit, null);
   }
 }
 

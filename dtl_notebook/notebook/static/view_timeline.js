@@ -1,4 +1,4 @@
-// The dtl_notebook view, part 2 of 5: the timeline (one box per request, updated in place so
+// The dtl_notebook view, part 2 of 6: the timeline (one box per request, updated in place so
 // focus survives), the overview strip (one thin mark per request, grouped by turn) and the
 // box of the provider preview.
 
@@ -53,6 +53,11 @@ class Timeline {
     this.el = h("div", "dtl-timeline");
     this.el.setAttribute("role", "listbox");
     this.overview = h("div", "dtl-overview");
+    this.overview.setAttribute("aria-label", "Every request, grouped by turn");
+    this.overviewRow = h("div", "dtl-overview-row");
+    const label = h("span", "dtl-overview-label", "all requests");
+    label.title = "One mark per request, grouped by turn: green the cached share, red a cache break, an amber top tools loaded; click a mark to open its request";
+    this.overviewRow.append(label, this.overview);
     this.boxes = [];
     this.marks = [];
     this.signatures = [];
@@ -97,7 +102,7 @@ class Timeline {
     });
     if (rebuildOverview) this.drawOverview();
     this.empty.style.display = items.length ? "none" : "";
-    this.overview.style.display = items.length > 1 ? "" : "none";
+    this.overviewRow.style.display = items.length > 1 ? "" : "none";
     this.setSelected(this.selected, this.selected === null); // following: the newest in view
   }
 

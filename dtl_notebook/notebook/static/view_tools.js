@@ -1,5 +1,34 @@
-// The dtl_notebook view, part 4 of 5: the toolbar (navigation, filter, copy, expand and
-// collapse, the provider preview and the explicit switch) and the keyboard.
+// The dtl_notebook view, part 4 of 6: the header (title, session, status, full width), the
+// toolbar (navigation, filter, copy, expand and collapse, the provider preview and the
+// explicit switch) and the keyboard.
+
+class Header {
+  constructor(root) {
+    this.el = h("div", "dtl-head");
+    this.title = h("span", "dtl-title");
+    this.meta = h("span", "dtl-meta");
+    this.status = h("span", "dtl-status");
+    this.status.setAttribute("role", "status");
+    this.running = false;
+    const full = h("button", "dtl-fullbtn", "full width");
+    full.type = "button";
+    full.title = "Stack the panes at full width, each as tall as its content";
+    full.addEventListener("click", () => full.classList.toggle("dtl-on", root.classList.toggle("dtl-full")));
+    this.el.append(this.title, this.meta, this.status, full);
+    this.error = h("div", "dtl-error");
+  }
+
+  draw(header) {
+    this.title.textContent = header.title || "dtl_notebook";
+    this.meta.textContent = `${header.provider} · ${header.model} · ${header.label} · tools ${header.tools}`;
+    const status = header.status || "";
+    this.running = status.startsWith("running");
+    if (this.status.textContent !== status) this.status.textContent = status;
+    this.status.classList.toggle("dtl-running", this.running);
+    this.error.textContent = header.error || "";
+    this.error.style.display = header.error ? "block" : "none";
+  }
+}
 
 class Toolbar {
   constructor(view) {
@@ -36,7 +65,7 @@ class Toolbar {
     this.chooser.addEventListener("change", () => {
       const provider = this.chooser.value;
       this.chooser.value = "";
-      if (provider) view.preview(provider);
+      if (provider) view.askPreview(provider);
     });
     this.el.append(nav, this.filter, edit, this.chooser, this.switchButton);
     this.found = h("div", "dtl-found");
