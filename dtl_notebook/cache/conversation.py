@@ -12,6 +12,7 @@ from typing import Any
 
 from dtl_notebook.cache.entries import CacheReport
 from dtl_notebook.cache.findings import Finding, break_finding
+from dtl_notebook.cache.health import hit_tokens
 from dtl_notebook.cache.lint import lint
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.wire.request import WireRequest
@@ -49,16 +50,7 @@ def conversation_findings(
             out.findings.append(break_finding(entry.cache_break, entry.index, name))
     out.findings += _usage(report, times, name)
     out.findings.sort(key=lambda f: f.index or 0)
-    # an engine that did not say what it cached (cached unknown) tells nothing about hits
-    reported = [e.reported for e in report.entries if e.reported is not None]
-    known = [u for u in reported if u.cached is not None]
-    out.reported = bool(reported)
-    if known:
-        read = sum(u.cached or 0 for u in known)
-        total = sum((u.cached or 0) + (u.written or 0) + (u.uncached or 0) for u in known)
-    else:
-        read = sum(e.cached_tokens for e in report.entries)
-        total = sum(e.total_tokens for e in report.entries)
+    read, total, out.reported = hit_tokens(report.entries)
     out.hit_ratio = read / total if total else 0.0
     return out
 

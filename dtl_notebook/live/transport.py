@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, get_args
 
 import anthropic
@@ -140,10 +141,14 @@ def _client(provider: str, api_key: str, base_url: str | None, http: httpx2.Clie
 
 
 def emulator_transport(
-    provider: str, policy: Policy | None = None, **cache_overrides: Any
+    provider: str,
+    policy: Policy | None = None,
+    clock: Callable[[], float] | None = None,
+    **cache_overrides: Any,
 ) -> SDKTransport:
-    """The real SDK client of the provider, served by an in-process Emulator."""
-    emulator = Emulator(provider, policy, **cache_overrides)
+    """The real SDK client of the provider, served by an in-process Emulator (whose cache
+    expires by `clock`, where given)."""
+    emulator = Emulator(provider, policy, clock, **cache_overrides)
     http = httpx2.Client(transport=emulator.transport)
     client = _client(
         provider,
