@@ -97,6 +97,25 @@ def test_without_keep_warm_the_idle_gap_is_an_expired_miss() -> None:
     assert result.steps[0].cache_miss == miss
 
 
+@pytest.mark.parametrize(("gap", "warned"), [(400.0, True), (60.0, False)])
+def test_warmth_warns_when_it_expires_before_the_next_likely_turn(gap: float, warned: bool) -> None:
+    clock = Clock()
+    agent = _agent(clock)
+    for turn in range(3):
+        clock.now = turn * gap
+        agent.run(f"Turn {turn}.")
+    warm = agent.warmth()
+    assert warm.tokens > 20_000 and warm.seconds_left == 300.0
+    assert (warm.warning is not None) is warned
+    if warm.warning is not None:
+        assert warm.warning.next_request_at == 2 * gap + gap and warm.warning.tokens == warm.tokens
+        price = shipped_prices().find(OPUS)
+        assert price is not None and warm.warning.dollars == pytest.approx(
+            warm.tokens * 15 / 1e6 * (1.25 - 0.1)
+        )
+    assert agent.warmth(clock.now + 301.0).tokens == 0
+
+
 def test_a_refresh_waits_for_its_money_cap_and_for_a_paying_saving() -> None:
     clock = Clock()
     one = 20_000 * 15 / 1e6 * 0.1  # about one refresh of the prefix

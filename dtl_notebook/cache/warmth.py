@@ -21,7 +21,15 @@ from dtl_notebook.cache.prefix_rules import CacheRule
 from dtl_notebook.cache.prices import Price, shipped_prices
 from dtl_notebook.cache.retention import retention
 
-__all__ = ["ExpiryWarning", "WarmNow", "Warmth", "held_tokens", "miss_cost", "warmth_after"]
+__all__ = [
+    "ExpiryWarning",
+    "WarmNow",
+    "Warmth",
+    "held_tokens",
+    "miss_cost",
+    "warmth_after",
+    "with_warning",
+]
 
 GAPS_KEPT = 8  # the latest gaps the next likely request is judged from
 
@@ -129,7 +137,7 @@ def warmth_after(
             earliest = min(earliest, now + kept.earliest_seconds)
     longest = tiers[0][1] - now if tiers else 0.0
     warmth = Warmth(now, longest, tiers, kept.best_effort, earliest, kept.note, kept.source)
-    return _warned(warmth, entry.model, gaps)
+    return with_warning(warmth, entry.model, gaps)
 
 
 def _tiers(ends: list[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
@@ -141,13 +149,14 @@ def _tiers(ends: list[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
     return tuple(out)
 
 
-def _warned(warmth: Warmth, model: str, gaps: list[float]) -> Warmth:
-    """`warmth` with a warning where it expires before the next likely request."""
+def with_warning(warmth: Warmth, model: str, gaps: list[float]) -> Warmth:
+    """`warmth` with a warning where it expires before the next likely request: `gaps`
+    after its send time (the median of the latest), None where it lasts."""
     if not gaps or warmth.earliest_expiry is None:
-        return warmth
+        return replace(warmth, warning=None)
     next_at = warmth.at + statistics.median(gaps[-GAPS_KEPT:])
     if warmth.earliest_expiry >= next_at:
-        return warmth
+        return replace(warmth, warning=None)
     price = shipped_prices().find(model)
     dollars = miss_cost(price, warmth.tokens, warmth.ttl) if price else None
     row = code("expires_before_next")

@@ -7,6 +7,7 @@ are the cache layer's; this drives them.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 
@@ -18,7 +19,7 @@ from dtl_notebook.cache.health import CacheHealth, conversation_health
 from dtl_notebook.cache.keep_warm import KeepWarm, RefreshDecision
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.cache.prices import Price, PriceTable, shipped_prices
-from dtl_notebook.cache.warmth import WarmNow
+from dtl_notebook.cache.warmth import GAPS_KEPT, WarmNow, with_warning
 from dtl_notebook.context.model import model_context
 from dtl_notebook.live.keep_warmer import KeepWarmer, keep_warm_policy, refresh_request
 from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState
@@ -59,10 +60,9 @@ class CacheWatch:
             raise checks.type_error("on_cache_miss", "a callable or None", on_cache_miss)
         if miss_thresholds is not None and not isinstance(miss_thresholds, MissThresholds):
             raise checks.type_error("miss_thresholds", "a MissThresholds or None", miss_thresholds)
-        self.on_cache_miss, self.miss_thresholds = (
-            on_cache_miss,
-            miss_thresholds or MissThresholds(),
-        )
+        self.on_cache_miss = on_cache_miss
+        self.miss_thresholds = miss_thresholds or MissThresholds()
+        self.turn_starts: list[float] = []  # the latest, for the next likely user turn
         policy = keep_warm_policy(keep_warm)
         self.keep_warm: KeepWarmer | None = None
         if policy is not None:
@@ -98,6 +98,9 @@ class CacheWatch:
         if self.on_cache_miss is not None:
             self.on_cache_miss(miss)
 
+    def _turn_started(self) -> None:
+        self.turn_starts = [*self.turn_starts[-GAPS_KEPT:], self.clock()]
+
     def _turn_ended(self) -> None:
         if self.keep_warm is not None:
             self.keep_warm.turn_ended(self.clock())
@@ -119,12 +122,14 @@ class CacheWatch:
 
     def warmth(self, now: float | None = None) -> WarmNow:
         """What is warm in the provider's cache at `now` (the clock's time by default), how
-        many tokens, until when, and a warning where it expires before the next likely request."""
+        many tokens, until when, and a warning where it expires before the next likely user
+        turn (the median gap between the latest turns' starts)."""
         at = self.clock() if now is None else now
         entry = self._last_entry()
         if entry is None or entry.warmth is None:
             return WarmNow(0, None, 0.0, False, "nothing sent yet", None)
-        return entry.warmth.at_time(at)
+        gaps = [b - a for a, b in itertools.pairwise(self.turn_starts)]
+        return with_warning(entry.warmth, entry.model, gaps).at_time(at)
 
     def cache_health(self, prices: PriceTable | None = None) -> CacheHealth:
         """The conversation's hit rate, and its input cost against sending it all uncached

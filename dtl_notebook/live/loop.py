@@ -198,6 +198,7 @@ class Agent(CacheWatch):
         checks.text(text, "text")
         if on_step is not None and not callable(on_step):
             raise checks.type_error("on_step", "a callable or None", on_step)
+        self._turn_started()
         saved = self.session.checkpoint()
         cache_state = copy.deepcopy(self.cache)
         steps: list[Step] = []
