@@ -113,8 +113,10 @@ class CacheWatch:
 
     def _refresh(self, decision: RefreshDecision, now: float) -> None:
         """Send the keep-warm refresh `decision` asked for at `now`: the last request again,
-        answered as briefly as the API allows, kept as a step (its turn: the next one)."""
-        step = self._send(refresh_request(self.steps[-1].request), None)
+        answered as briefly as the API allows, kept as a step (its turn: the next one; its
+        state: the repeated request's)."""
+        last = self.steps[-1]
+        step = self._send(refresh_request(last.request), last.state)
         step.keep_warm = decision
         self.steps.append(step)
         self._emit(AgentEvent("keep_warm", step=step), None)
