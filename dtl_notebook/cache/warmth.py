@@ -136,31 +136,39 @@ def warmth_after(
         if kept.best_effort and kept.earliest_seconds is not None:
             earliest = min(earliest, now + kept.earliest_seconds)
     longest = tiers[0][1] - now if tiers else 0.0
-    warmth = Warmth(now, longest, tiers, kept.best_effort, earliest, kept.note, kept.source)
-    return with_warning(warmth, entry.model, gaps)
+    warning = _warning(now, earliest, tiers[0][0] if tiers else 0, longest, entry.model, gaps)
+    return Warmth(now, longest, tiers, kept.best_effort, earliest, kept.note, kept.source, warning)
 
 
 def _tiers(ends: list[tuple[int, float]]) -> tuple[tuple[int, float], ...]:
     """Longest prefix first; a shorter prefix is a tier only where it outlives every longer."""
+    if len(ends) < 2:  # most requests: one lifetime
+        return tuple(ends)
     out: list[tuple[int, float]] = []
     for tokens, end in sorted(ends, key=lambda te: (-te[0], -te[1])):
-        if not out or end > max(e for _, e in out):
+        if not out or end > out[-1][1]:  # the ends kept only grow
             out.append((tokens, end))
     return tuple(out)
 
 
 def with_warning(warmth: Warmth, model: str, gaps: list[float]) -> Warmth:
-    """`warmth` with a warning where it expires before the next likely request: `gaps`
-    after its send time (the median of the latest), None where it lasts."""
-    if not gaps or warmth.earliest_expiry is None:
-        return replace(warmth, warning=None)
-    next_at = warmth.at + statistics.median(gaps[-GAPS_KEPT:])
-    if warmth.earliest_expiry >= next_at:
-        return replace(warmth, warning=None)
-    price = shipped_prices().find(model)
-    dollars = miss_cost(price, warmth.tokens, warmth.ttl) if price else None
-    row = code("expires_before_next")
-    warning = ExpiryWarning(
-        warmth.earliest_expiry, next_at, warmth.tokens, dollars, row.message, row.fix
-    )
+    """`warmth` judged again against other `gaps` (e.g. between a user's turns)."""
+    warning = _warning(warmth.at, warmth.earliest_expiry, warmth.tokens, warmth.ttl, model, gaps)
     return replace(warmth, warning=warning)
+
+
+def _warning(
+    at: float, expiry: float | None, tokens: int, ttl: float, model: str, gaps: list[float]
+) -> ExpiryWarning | None:
+    """A warning where `tokens` warm until `expiry` go before the next likely request: the
+    median of the latest `gaps` after `at`."""
+    latest = gaps[-GAPS_KEPT:]
+    if not latest or expiry is None or expiry >= at + max(latest):  # lasts past any gap
+        return None
+    next_at = at + statistics.median(latest)
+    if expiry >= next_at:
+        return None
+    price = shipped_prices().find(model)
+    dollars = miss_cost(price, tokens, ttl) if price else None
+    row = code("expires_before_next")
+    return ExpiryWarning(expiry, next_at, tokens, dollars, row.message, row.fix)
