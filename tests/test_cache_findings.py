@@ -378,6 +378,9 @@ def test_every_code_is_documented_and_exercised() -> None:
             "reasoning_dropped",
             "deferred_prompt_added",
             "deferred_prompt_removed",
+            # covered by test_cache_health and test_agent_cache_health
+            "expires_before_next",
+            "cache_unreported",
         }
     )
     assert set(CODES) <= exercised

@@ -7,6 +7,7 @@ per request is its new part plus one hash per segment.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -30,7 +31,9 @@ from dtl_notebook.cache.explain import (
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
 from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
 from dtl_notebook.cache.reported import Usage, reported_usage
+from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
+from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
 from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.arguments import check_analyze_arguments
@@ -71,6 +74,7 @@ class CacheAnalyzer:
         self._carried: Carried | None = None
         self._previous_deferred = False
         self._changes: set[tuple[int, str]] = set()  # tool changes already paid for
+        self._times: list[float] = []  # the latest send times, for the next likely request
 
     def add(
         self,
@@ -151,6 +155,9 @@ class CacheAnalyzer:
             )
         if response is not None:
             self.answer(entry, response, payload)
+        ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
+        marked = [(cum[p], life) for p, life in points]
+        entry.warmth = warmth_after(entry, rule, now, marked, ttl, self._gaps(now))
         if not self.keep:
             self.entries.clear()
         self.entries.append(entry)
@@ -160,6 +167,11 @@ class CacheAnalyzer:
         self._previous_deferred = deferred
         self._carried = facts
         return entry
+
+    def _gaps(self, now: float) -> list[float]:
+        """The latest gaps between requests, this one's (sent at `now`) included."""
+        self._times = [*self._times[-GAPS_KEPT:], now]
+        return [b - a for a, b in itertools.pairwise(self._times)]
 
     def answer(self, entry: CacheEntry, response: Any, payload: dict[str, Any]) -> None:
         """Set what the provider reported for `entry` (predicted earlier, from `payload`
@@ -202,11 +214,7 @@ def _settings_start(facts: Carried) -> int:
 
 def _lost(previous: CacheEntry, rule: CacheRule, cached: int) -> int:
     """What the previous request left in the cache that this one does not read."""
-    if rule.breakpoints or rule.reports_writes:  # only what was read or written is held
-        held = previous.cached_tokens + previous.written_tokens
-    else:  # automatic caching holds the whole prefix, in whole steps of the granularity
-        held = rule.floor(previous.total_tokens)
-    return max(0, held - cached)
+    return max(0, held_tokens(previous, rule) - cached)
 
 
 def _deferred_names(payload: dict[str, Any]) -> Iterator[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtl_notebook._reuse.frozen import shared_prefix
+from dtl_notebook.cache.retention import retention
 from dtl_notebook.context.model import ModelContext, Segment
 from dtl_notebook.wire.shape_errors import Path
 
@@ -134,4 +135,4 @@ def _under(path: str, source: str) -> bool:
 
 
 def _ttl(control: dict[str, Any]) -> float:
-    return 3600.0 if control.get("ttl") == "1h" else 300.0
+    return retention("anthropic").ttl_for(control.get("ttl", "5m"), 300.0)

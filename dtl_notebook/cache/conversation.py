@@ -12,6 +12,7 @@ from typing import Any
 
 from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.cache.findings import Finding, break_finding
+from dtl_notebook.cache.health import HitCount
 from dtl_notebook.cache.lint import lint
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext
@@ -56,8 +57,7 @@ class FindingsBuilder:
         self._said: set[str] = set()
         self._previous: tuple[CacheEntry, float | None] | None = None
         self._unread: list[Finding] = []  # writes no later request has read (yet)
-        self._usage = [0, 0, 0, 0]  # predicted read, predicted total, reported read, total
-        self._reported = self._known = False
+        self._hits = HitCount()
 
     def add(
         self,
@@ -76,7 +76,7 @@ class FindingsBuilder:
         if entry.cache_break is not None:
             self.out.findings.append(break_finding(entry.cache_break, k, name))
         self._usage_findings(entry, at)
-        self._count(entry)
+        self._hits.add(entry)
         self._previous = (entry, at)
 
     def finish(self) -> ConversationFindings:
@@ -86,10 +86,7 @@ class FindingsBuilder:
         self._unread = []
         out.findings.sort(key=lambda f: f.index or 0)
         # an engine that did not say what it cached (cached unknown) tells nothing about hits
-        out.reported = self._reported
-        predicted_read, predicted_total, read, total = self._usage
-        if not self._known:
-            read, total = predicted_read, predicted_total
+        read, total, out.reported = self._hits.result()
         out.hit_ratio = read / total if total else 0.0
         return out
 
@@ -113,15 +110,3 @@ class FindingsBuilder:
         if (used.written or 0) > 0:
             why = [f"{used.written} tokens"]
             self._unread.append(Finding("write_never_read", None, why, k, name))
-
-    def _count(self, entry: CacheEntry) -> None:
-        self._usage[0] += entry.cached_tokens
-        self._usage[1] += entry.total_tokens
-        used = entry.reported
-        if used is None:
-            return
-        self._reported = True
-        if used.cached is not None:
-            self._known = True
-            self._usage[2] += used.cached
-            self._usage[3] += used.cached + (used.written or 0) + (used.uncached or 0)

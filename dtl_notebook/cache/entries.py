@@ -9,6 +9,7 @@ from dtl_notebook.cache.change_savings import ChangeSaving
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis
 from dtl_notebook.cache.explain import CacheBreak
 from dtl_notebook.cache.reported import Usage
+from dtl_notebook.cache.warmth import Warmth
 from dtl_notebook.context.model import ModelContext
 
 __all__ = ["CacheEntry", "CacheReport"]
@@ -41,6 +42,9 @@ class CacheEntry:
     # with the same tool, they are read from the cache across conversations (a first request
     # included) but are not in `cached_tokens`
     shared_unpredicted: tuple[str, ...] = ()
+    # what the request left warm in the cache, until when, and whether that lasts to the
+    # next likely request (send times from `CacheAnalyzer.add(at=...)`)
+    warmth: Warmth | None = None
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""

@@ -8,6 +8,7 @@ from typing import Any
 
 from dtl_notebook.cache.carry import Carried
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace
+from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.tokens import encoding_for
 
@@ -117,7 +118,7 @@ class PromptCache:
             else:
                 matched, common, start = shared - 1, cum[shared - 1], shared
         else:
-            lifetime = _Lifetime(now, rule.ttl_seconds)
+            lifetime = _Lifetime(now, request_ttl(rule.provider, payload, rule.ttl_seconds))
         for i in range(start, len(chain)):
             hit = space.written.get(chain[i])
             if hit is None:

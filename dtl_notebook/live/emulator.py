@@ -45,8 +45,16 @@ PATHS = {endpoint: row.name for endpoint, row in by_endpoint().items()}  # what 
 class Emulator:
     """One emulated provider endpoint; `transport` plugs into an SDK client's httpx2.Client."""
 
-    def __init__(self, provider: str, policy: Policy | None = None, **cache_overrides: Any) -> None:
+    def __init__(
+        self,
+        provider: str,
+        policy: Policy | None = None,
+        clock: Callable[[], float] | None = None,
+        **cache_overrides: Any,
+    ) -> None:
         self.provider = provider
+        # the cache's entries expire by `clock`; without one, each request is a second later
+        self.clock = clock
         self.policy: Policy = policy or KeywordPolicy()
         self.cache = CacheAnalyzer(provider, **cache_overrides)
         self.requests = RequestLog()  # the accepted bodies, in order
@@ -86,7 +94,7 @@ class Emulator:
     def respond(self, payload: JSON) -> JSON:
         """The response body for a valid request."""
         ctx = model_context(payload, provider=self.provider)
-        entry = self.cache.add(payload)
+        entry = self.cache.add(payload, at=self.clock() if self.clock is not None else None)
         view = build_view(payload, self.provider, ctx)
         body = REPLIES[self.provider](self, payload, view, entry)
         self.answered.append(str(body["id"]))

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import copy
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.bridge import enable_bridge
 from dtl_notebook.agent.errors import DtlError, InvalidArgumentError
-from dtl_notebook.agent.messages import ToolCall, ToolResultMessage
+from dtl_notebook.agent.messages import ToolCall
 from dtl_notebook.agent.secrets import masked_cause
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
-from dtl_notebook.cache.entries import CacheEntry
-from dtl_notebook.context.model import ModelContext, model_context
+from dtl_notebook.cache.collapse import MissThresholds
+from dtl_notebook.cache.keep_warm import KeepWarm
+from dtl_notebook.live.cache_watch import CacheWatch, MissCallback
 from dtl_notebook.live.policies import Policy
 from dtl_notebook.live.recording import Recorder
+from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState, TurnResult
 from dtl_notebook.live.transport import (
     TRANSPORTS,
     Transport,
@@ -29,7 +32,7 @@ from dtl_notebook.live.transport import (
     redact,
 )
 from dtl_notebook.live.warmup import warm_up
-from dtl_notebook.wire import Reply, WireRequest, build_request, parse_response
+from dtl_notebook.wire import WireRequest, build_request
 from dtl_notebook.wire.arguments import check_provider_options
 
 
@@ -37,75 +40,16 @@ class TurnError(DtlError, RuntimeError):
     """A turn failed; the session is as it was before the turn."""
 
 
-@dataclass(frozen=True)
-class StepState:
-    """The agent's own state when a request was built (layer 1 as the request saw it)."""
-
-    message_count: int  # the request serialized session.messages[:message_count]
-    active_tools: tuple[str, ...]
-    registry_size: int
-    sections: dict[str, str]
+__all__ = ["Agent", "AgentEvent", "Step", "StepState", "TurnError", "TurnResult"]
 
 
-@dataclass(repr=False)
-class Step:
-    """One request of a turn and everything known about it."""
-
-    turn: int
-    request: WireRequest
-    response: dict[str, Any]
-    reply: Reply
-    context: ModelContext
-    cache: CacheEntry
-    results: list[ToolResultMessage] = field(default_factory=list)
-    state: StepState | None = None
-
-    @property
-    def shown_request(self) -> dict[str, Any]:
-        """The request body with any secret masked."""
-        return redact(self.request.payload)  # type: ignore[no-any-return]
-
-    def __repr__(self) -> str:
-        calls = [c.name for c in self.reply.message.tool_calls]
-        brk = self.cache.cache_break
-        return (
-            f"Step(turn={self.turn}, provider={self.request.provider}, mode={self.request.mode}, "
-            f"calls={calls}, cached={self.cache.cached_tokens}/{self.cache.total_tokens}"
-            + (f", break={str(brk.cause)!r}" if brk else "")
-            + ")"
-        )
-
-
-@dataclass(repr=False)
-class TurnResult:
-    text: str | None
-    steps: list[Step]
-    stopped: str | None = None  # why the turn ended without a final answer
-
-    def __repr__(self) -> str:
-        text = self.text if self.text is not None else f"<{self.stopped}>"
-        short = text if len(text) <= 80 else text[:77] + "..."
-        return f"TurnResult(steps={len(self.steps)}, text={short!r})"
-
-
-@dataclass(frozen=True)
-class AgentEvent:
-    """What listeners hear while a turn runs: "turn_start", "step", "turn_end", "turn_failed"."""
-
-    kind: str
-    text: str = ""
-    step: Step | None = None
-    error: str | None = None
-
-
-Listener = Callable[[AgentEvent], None]
-
-
-class Agent:
+class Agent(CacheWatch):
     """Runs turns of a session against a provider, through the emulator by default.
 
     With `record=PATH` every exchange is appended to that JSONL file, through whatever
     transport the agent uses: the recording follows `switch` and `use_transport`.
+    `clock` tells the send times (the emulator's cache expires by it too); `keep_warm`,
+    `on_cache_miss` and `miss_thresholds`: see `CacheWatch`.
     """
 
     def __init__(
@@ -120,6 +64,10 @@ class Agent:
         api_key: str | None = None,
         base_url: str | None = None,
         record: str | Path | None = None,
+        clock: Callable[[], float] = time.time,
+        keep_warm: KeepWarm | bool | None = None,
+        on_cache_miss: MissCallback | None = None,
+        miss_thresholds: MissThresholds | None = None,
         **options: Any,
     ) -> None:
         if not isinstance(session, Session):
@@ -133,8 +81,11 @@ class Agent:
             enable_bridge(session)  # its tool_search and call_tool dispatcher
         self.session, self.provider, self.model = session, provider, model
         self.options, self.max_steps = options, max_steps
+        if not callable(clock):
+            raise checks.type_error("clock", "a callable returning seconds", clock)
+        self.clock, self.lock = clock, threading.RLock()
         if transport == "emulator":
-            self._connect(emulator_transport(provider, policy))
+            self._connect(emulator_transport(provider, policy, clock=clock))
         elif transport == "live":
             self._connect(live_transport(provider, api_key, base_url))
         elif isinstance(transport, str):
@@ -147,6 +98,7 @@ class Agent:
         self.cache = CacheAnalyzer(provider, model)
         self.listeners: list[Listener] = []
         self.setup_seconds = warm_up(session, provider, model, options, self.transport)
+        self._watch(keep_warm, on_cache_miss, miss_thresholds)
 
     def __repr__(self) -> str:
         return (
@@ -169,7 +121,7 @@ class Agent:
         if options.get("load_mode") == "bridge":
             enable_bridge(self.session)
         if self.transport.name == "emulator":
-            transport: Transport = emulator_transport(provider, self.policy)
+            transport: Transport = emulator_transport(provider, self.policy, clock=self.clock)
         else:
             transport = live_transport(provider, self.api_key, self.base_url)
         self.provider, self.model = provider, model
@@ -230,19 +182,23 @@ class Agent:
         self.transport: Transport = transport
         self.label = "emulated, not an LLM" if transport.name == "emulator" else "live"
 
-    def _emit(self, event: AgentEvent, on_step: Listener | None) -> None:
-        for listener in [*self.listeners, *([on_step] if on_step else [])]:
-            listener(event)
-
     def run(self, text: str, on_step: Listener | None = None) -> TurnResult:
         """One user turn: request, execute tool calls, repeat until the model answers.
 
         `on_step` (and every callable in `listeners`) hears an `AgentEvent` when the turn
         starts, after each completed step, and when the turn ends or fails.
         """
+        with self.lock:  # a keep-warm refresh never runs during a turn
+            try:
+                return self._locked_run(text, on_step)
+            finally:
+                self._turn_ended()
+
+    def _locked_run(self, text: str, on_step: Listener | None) -> TurnResult:
         checks.text(text, "text")
         if on_step is not None and not callable(on_step):
             raise checks.type_error("on_step", "a callable or None", on_step)
+        self._turn_started()
         saved = self.session.checkpoint()
         cache_state = copy.deepcopy(self.cache)
         recorder = self.transport if isinstance(self.transport, Recorder) else None
@@ -287,11 +243,8 @@ class Agent:
             request = build_request(
                 self.session, self.provider, self.model, **self._diagnostics(steps), **self.options
             )
-            response = self.transport.send(request)
-            reply = parse_response(response, self.provider, self.model, request.aliases)
-            context = model_context(request)
-            entry = self.cache.add(request, response, context=context)
-            step = Step(self.turns, request, response, reply, context, entry, state=state)
+            step = self._send(request, state)
+            reply = step.reply
             steps.append(step)
             self.session.append(reply.message)
             if reply.loaded_tool_names:  # loaded by the provider's server-side search
@@ -301,6 +254,7 @@ class Agent:
             if calls:
                 step.results = [self.session.execute(call) for call in calls]
             self._emit(AgentEvent("step", text, step=step), on_step)
+            self._missed(step, text, on_step)
             if not calls:
                 return TurnResult(reply.message.text, steps)
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, get_args
 from urllib.parse import urlsplit
 
@@ -128,10 +129,14 @@ def _client(provider: str, api_key: str, base_url: str | None, http: httpx2.Clie
 
 
 def emulator_transport(
-    provider: str, policy: Policy | None = None, **cache_overrides: Any
+    provider: str,
+    policy: Policy | None = None,
+    clock: Callable[[], float] | None = None,
+    **cache_overrides: Any,
 ) -> SDKTransport:
-    """The real SDK client of the provider, served by an in-process Emulator."""
-    emulator = Emulator(provider, policy, **cache_overrides)
+    """The real SDK client of the provider, served by an in-process Emulator (whose cache
+    expires by `clock`, where given)."""
+    emulator = Emulator(provider, policy, clock, **cache_overrides)
     http = httpx2.Client(transport=emulator.transport)
     base_path = urlsplit(spec(provider).base_url).path  # the emulator serves the same paths
     client = _client(provider, "emulator-no-key", f"http://emulator.invalid{base_path}", http)

@@ -15,7 +15,7 @@ from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
-from dtl_notebook.notebook.prices import Costs, PriceTable, dollars
+from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, shipped_prices
 from dtl_notebook.notebook.records import RequestRecord, step_records, transport_caption
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
@@ -206,7 +206,7 @@ def static_html(
     """Readable without CSS or JS: a timeline table, the legend and the cost, then the three
     panes of one request, side by side where there is room. `registry`: the tools of the
     session, for the up-front comparison."""
-    prices = prices or PriceTable.listed()
+    prices = prices or shipped_prices()
     costs = costs_for(records, registry, prices)
     parts = [
         title_line(header),

@@ -8,7 +8,7 @@ from typing import Any
 
 from dtl_notebook.context.tokens import encoding_for
 from dtl_notebook.notebook.html import badge, esc
-from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, session_costs
+from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, session_costs, shipped_prices
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import (
     APPEND,
@@ -104,12 +104,12 @@ def costs_for(
     table: PriceTable | None = None,
 ) -> Costs:
     extra = up_front_tokens(records, registry) if registry is not None else None
-    return session_costs(records, table or PriceTable.listed(), extra)
+    return session_costs(records, table or shipped_prices(), extra)
 
 
 def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> str:
     """One request's input cost and what caching saved on it, with the price's source."""
-    price = (table or PriceTable.listed()).find(rec.model)
+    price = (table or shipped_prices()).find(rec.model)
     if price is None:
         return f'<span style="color:{MUTED}">cost: no price listed for {esc(rec.model)}</span>'
     cost = price.input_cost(rec.cache)
@@ -142,7 +142,7 @@ def costs_html(costs: Costs, table: PriceTable | None = None, models: Iterable[s
     ]
     if costs.up_front is not None:
         parts.append(f"{dollars(costs.up_front)} with every registered tool sent up front")
-    table = table or PriceTable.listed()
+    table = table or shipped_prices()
     sources = []
     for model in dict.fromkeys(models):
         price = table.find(model)

@@ -14,7 +14,7 @@ from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.loop import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
-from dtl_notebook.notebook.prices import PriceTable
+from dtl_notebook.notebook.prices import shipped_prices
 from dtl_notebook.wire.request import LoadPoint, WireRequest
 
 
@@ -62,7 +62,7 @@ class RequestRecord:
     def add_cost(self, previous: RequestRecord | None) -> None:
         """The session's input cost up to this request: the previous one's plus this one's."""
         self.spent = previous.spent if previous is not None else None
-        price = PriceTable.listed().find(self.model)
+        price = shipped_prices().find(self.model)
         if price is not None:
             self.spent = (self.spent or 0.0) + price.input_cost(self.cache)
 

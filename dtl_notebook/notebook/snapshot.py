@@ -14,7 +14,7 @@ from typing import Any
 from dtl_notebook.notebook.document import pane_columns, panes, requests_table, title_line
 from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for
-from dtl_notebook.notebook.prices import PriceTable
+from dtl_notebook.notebook.prices import PriceTable, shipped_prices
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import MUTED
 
@@ -40,7 +40,7 @@ def snapshot_html(
     )
     turn = "" if last.state is None else f"turn {last.turn + 1}: "
     parts.append(f' <span style="color:{MUTED}">· this cell: {turn}{span}</span>')
-    parts.append(requests_table(records, costs_for(records, None, prices or PriceTable.listed())))
+    parts.append(requests_table(records, costs_for(records, None, prices or shipped_prices())))
     data = panes(last, records[-2] if len(records) > 1 else previous, summaries_only=True)
     parts.append(data["break"])
     parts.append(
