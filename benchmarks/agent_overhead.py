@@ -23,8 +23,8 @@ from workload_script import conversation
 
 from dtl_notebook import Tool
 from dtl_notebook.live import Agent
-from dtl_notebook.live.loop import AgentEvent
-from dtl_notebook.live.policies import ScriptedPolicy
+from dtl_notebook.live.agent import AgentEvent
+from dtl_notebook.live.emulator.policies import ScriptedPolicy
 
 TARGET_MS = 100.0
 TURNS = 4  # 2 discoveries and 2 follow-ups: 8 to 10 requests per mode

@@ -24,7 +24,7 @@ from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.demo import core_tool_names, demo_group_summaries
 from dtl_notebook.live import Agent
 from dtl_notebook.live.emulator import Emulator
-from dtl_notebook.live.policies import ScriptedPolicy
+from dtl_notebook.live.emulator.policies import ScriptedPolicy
 from dtl_notebook.wire import WireRequest
 
 SYSTEM = "You are an operations assistant. Search for a tool before you say you can't."

@@ -26,7 +26,7 @@ from workloads import (
 
 from dtl_notebook import Session
 from dtl_notebook.live import Agent
-from dtl_notebook.live.policies import ScriptedPolicy
+from dtl_notebook.live.emulator.policies import ScriptedPolicy
 
 SYSTEM = "You are an operations assistant. Search for a tool before you say you can't."
 STRATEGIES: tuple[tuple[str, str, str, dict[str, Any]], ...] = (

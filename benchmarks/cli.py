@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from dtl_notebook.demo import DEMO_MODELS, DEMO_TURNS, demo_session
-from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.agent import Agent
 from dtl_notebook.proxy.store import StoredRow, StoreWriter
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -40,7 +40,7 @@ import dtl_notebook
 from dtl_notebook.cache import analyze
 from dtl_notebook.demo import core_tool_names
 from dtl_notebook.live.emulator import Emulator
-from dtl_notebook.live.policies import ScriptedPolicy
+from dtl_notebook.live.emulator.policies import ScriptedPolicy
 
 JSON = dict[str, Any]
 # (label, provider, model, pydantic-ai's `cache` opt-in). Anthropic caches only at breakpoints

@@ -14,8 +14,8 @@ from typing import Any
 
 from dtl_notebook import Tool
 from dtl_notebook.demo import demo_catalog
-from dtl_notebook.live.emulator_input import VisibleTool
-from dtl_notebook.live.policies import fill_arguments
+from dtl_notebook.live.emulator.policies import fill_arguments
+from dtl_notebook.live.emulator.request_view import VisibleTool
 
 TURNS = 40
 # (tool discovered, search query, user text with {i} for follow-ups)

@@ -75,7 +75,7 @@ def _command(argv: list[str]) -> str | None:
 
 def terminal() -> None:
     from dtl_notebook.demo import DEMO_MODELS, DEMO_TURNS, demo_session
-    from dtl_notebook.live.loop import Agent
+    from dtl_notebook.live.agent import Agent
 
     session = demo_session()
     print(f"{len(session.registry)} tools registered, active: {session.active_tools}\n")

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.live.http_server import ThreadedServer
 
 PATHS = ["/v1/messages", "/v1/messages/count_tokens", "/v1/responses", "/v1/chat/completions"]

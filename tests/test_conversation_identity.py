@@ -26,7 +26,7 @@ from dtl_notebook.__main__ import main
 from dtl_notebook.cache import audit_capture, load_capture
 from dtl_notebook.cache.analyze import analyze_conversations
 from dtl_notebook.cache.conversation_key import Conversations, conversation_names
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.proxy import Proxy
 

@@ -15,7 +15,7 @@ import pytest
 
 from dtl_notebook import Session
 from dtl_notebook.live import Agent, ProviderError, ReplayTransport, emulator_transport
-from dtl_notebook.live.loop import TurnError
+from dtl_notebook.live.agent import TurnError
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.transport import SDKTransport
 from dtl_notebook.wire import WireRequest

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook.cache import audit_capture, load_capture
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.notebook.records import from_capture
 from dtl_notebook.wire import WireValidationError, validate_payload
 from dtl_notebook.wire.lenient import captured_findings, validate_lenient, with_api_defaults

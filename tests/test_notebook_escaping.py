@@ -30,7 +30,7 @@ from dtl_notebook.live import Agent, ScriptedPolicy, redact
 from dtl_notebook.notebook import AgentView, export_html
 from dtl_notebook.notebook import html as markup
 from dtl_notebook.notebook.html import esc, json_html
-from dtl_notebook.notebook.text_diff import inline_diff
+from dtl_notebook.notebook.word_diff import inline_diff
 
 from .notebook_shell import FlakyTransport, run_cell
 

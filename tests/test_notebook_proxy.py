@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from dtl_notebook.cache import audit_capture
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.notebook.proxy_view import ProxyView
 
 from .notebook_shell import WIDGET_MIME, agent_magics, line_magic

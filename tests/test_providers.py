@@ -15,7 +15,7 @@ import dtl_notebook
 import dtl_notebook.cache.prefix_rules
 import dtl_notebook.context.model
 import dtl_notebook.live.emulator  # each layer registers its parts on import
-from dtl_notebook.live.emulator_stream import _STREAMS
+from dtl_notebook.live.emulator.stream import _STREAMS
 from dtl_notebook.live.transport import live_transport
 from dtl_notebook.notebook.copying import curl_command
 from dtl_notebook.wire import PARSE, parse_response
@@ -44,12 +44,17 @@ DISPATCH_SITES = (
     "cache/prefix_rules.py",
     "live/transport.py",
     "live/warmup.py",
-    "live/emulator_stream.py",
+    "live/emulator/stream.py",
     "demo/sessions.py",
 )
 # modules that dispatch on the upstream family (its origin, auth and error shape), whose names
 # are written there as the proxy's settings and records spell them ("anthropic", "openai")
-FAMILY_SITES = ("proxy/config.py", "proxy/app.py", "notebook/copying.py", "live/emulator.py")
+FAMILY_SITES = (
+    "proxy/config.py",
+    "proxy/app.py",
+    "notebook/copying.py",
+    "live/emulator/endpoint.py",
+)
 FAMILIES = frozenset(row.family for row in SPECS.values())
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from dtl_notebook.cache import load_capture
 from dtl_notebook.cache.diagnostics import provider_diagnosis
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.proxy import Arrived, Event, Finished, Proxy, Summary
 from dtl_notebook.proxy.diagnostics import with_diagnostics
 

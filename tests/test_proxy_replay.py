@@ -16,7 +16,7 @@ import httpx2
 import pytest
 
 from dtl_notebook.cache import audit_capture, load_capture
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.proxy import Proxy
 from dtl_notebook.wire import parse_response
 

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from dtl_notebook.cache import audit_capture, load_capture
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.proxy import Proxy, ProxyConfigError
 
 SYSTEM = "You are a careful logistics assistant. Follow the house rules. " * 40

@@ -10,7 +10,7 @@ import anthropic
 import httpx2
 import pytest
 
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.notebook.proxy_view import ProxyView
 from dtl_notebook.proxy import Event, Finished, Proxy
 

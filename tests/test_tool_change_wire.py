@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.context import model_context
 from dtl_notebook.live import Agent
-from dtl_notebook.live.emulator_input import View
-from dtl_notebook.live.policies import Action, Answer, Call
+from dtl_notebook.live.emulator.policies import Action, Answer, Call
+from dtl_notebook.live.emulator.request_view import View
 from dtl_notebook.wire import WireRequest, build_request
 
 from .test_wire_support import canon, strip_cache_control

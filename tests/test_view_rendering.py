@@ -22,7 +22,7 @@ from dtl_notebook.notebook.legend import costs_for
 from dtl_notebook.notebook.prices import PriceTable
 from dtl_notebook.notebook.records import RequestRecord, from_capture, step_records
 from dtl_notebook.notebook.request_diff import record_hunks
-from dtl_notebook.notebook.text_diff import diff_rows, inline_diff, words
+from dtl_notebook.notebook.word_diff import diff_rows, inline_diff, words
 
 from .notebook_shell import ETA, WEATHER, write_capture
 

@@ -13,7 +13,7 @@ from dtl_notebook import Session, Tool, ToolCall
 from dtl_notebook.agent import ToolResultMessage
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.live import Agent
-from dtl_notebook.live.policies import ScriptedPolicy
+from dtl_notebook.live.emulator.policies import ScriptedPolicy
 from dtl_notebook.wire import WireRequest, build_request
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}}

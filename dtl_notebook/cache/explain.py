@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.cache.codes import Code, code
+from dtl_notebook.cache.edit_diff import EditKind, edits, excerpt
 from dtl_notebook.cache.prefix_rules import CacheRule
-from dtl_notebook.cache.textdiff import EditKind, edits, excerpt
 from dtl_notebook.context.model import ModelContext, Segment
 
 TOOL_KINDS = {"tool_schema", "tool_summary", "hidden"}

@@ -12,12 +12,21 @@ import math
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from dtl_notebook.agent import checks
 
-if TYPE_CHECKING:
-    from dtl_notebook.cache.entries import CacheEntry
+
+class Counted(Protocol):
+    """A request's input tokens as the cache saw them (a CacheEntry)."""
+
+    @property
+    def uncached_tokens(self) -> int: ...
+    @property
+    def cached_tokens(self) -> int: ...
+    @property
+    def written_tokens(self) -> int: ...
+
 
 __all__ = ["Price", "PriceTable", "shipped_prices"]
 
@@ -42,7 +51,7 @@ class Price:
             return self.cache_write_1h
         return self.cache_write
 
-    def input_cost(self, entry: CacheEntry) -> float:
+    def input_cost(self, entry: Counted) -> float:
         """What one request's input cost as sent: its uncached, cached and written tokens."""
         return self.cost(entry.uncached_tokens, entry.cached_tokens, entry.written_tokens)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from dtl_notebook.agent.sections import tool_catalog
 from dtl_notebook.agent.session import Session
 from dtl_notebook.demo.catalog import core_tool_names, demo_catalog, demo_group_summaries
-from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.agent import Agent
 from dtl_notebook.live.recording import ReplayTransport
 from dtl_notebook.wire.providers import SPECS
 

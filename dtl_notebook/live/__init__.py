@@ -1,8 +1,8 @@
 """Layer 5: the agent loop, its transports (live, emulator, replay) and recordings."""
 
+from dtl_notebook.live.agent import Agent, AgentEvent, Step, StepState, TurnError, TurnResult
 from dtl_notebook.live.emulator import Emulator
-from dtl_notebook.live.loop import Agent, AgentEvent, Step, StepState, TurnError, TurnResult
-from dtl_notebook.live.policies import KeywordPolicy, ScriptedPolicy
+from dtl_notebook.live.emulator.policies import KeywordPolicy, ScriptedPolicy
 from dtl_notebook.live.recording import Recorder, ReplayError, ReplayTransport
 from dtl_notebook.live.transport import (
     MissingKeyError,

@@ -20,7 +20,7 @@ from dtl_notebook.agent.bridge import is_bridged
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.mode_figures import ModeColumn, ModeComparison, ModeFigures
-from dtl_notebook.live.loop import Agent, Step
+from dtl_notebook.live.agent import Agent, Step
 from dtl_notebook.wire import WireRequest
 from dtl_notebook.wire.modes import LOAD_MODES, check_modes
 

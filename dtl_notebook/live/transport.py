@@ -16,7 +16,7 @@ from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
 from dtl_notebook.live.emulator import Emulator
-from dtl_notebook.live.policies import Policy
+from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.wire.providers import SPECS, spec
 from dtl_notebook.wire.reply import ProviderError as ProviderError  # re-exported by live
 from dtl_notebook.wire.request import WireRequest

@@ -15,7 +15,7 @@ from IPython.core.error import UsageError
 from IPython.display import display
 
 from dtl_notebook.agent.tool_search import SessionSearch
-from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.args import HelpShown, split_line
 from dtl_notebook.notebook.command_parser import command_parser
 from dtl_notebook.notebook.compare import (

@@ -10,7 +10,7 @@ from dtl_notebook.agent.messages import Message
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.demo import DEMO_MODELS
-from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.display import HTML
 from dtl_notebook.notebook.html import esc
 from dtl_notebook.notebook.panes import Bodies, item_path

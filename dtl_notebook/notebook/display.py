@@ -12,7 +12,7 @@ from typing import Any
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.entries import CacheEntry, CacheReport
 from dtl_notebook.context.model import ModelContext
-from dtl_notebook.live.loop import Agent, Step, TurnResult
+from dtl_notebook.live.agent import Agent, Step, TurnResult
 from dtl_notebook.notebook.document import (
     agent_header,
     agent_records,

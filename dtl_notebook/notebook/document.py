@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dtl_notebook.live.loop import Agent, Step
+from dtl_notebook.live.agent import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
 from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html

@@ -13,7 +13,7 @@ from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.files import write_atomic
-from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.agent import Agent
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.copying import CURL_TAIL, curl_head
 from dtl_notebook.notebook.document import (

@@ -16,7 +16,7 @@ from IPython.display import display
 from traitlets import Enum, Int, Unicode
 
 from dtl_notebook.demo import DEMO_MODELS
-from dtl_notebook.live.loop import Agent, TurnError
+from dtl_notebook.live.agent import Agent, TurnError
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.args import (
     ENGINES,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dtl_notebook.cache.analyze import CacheBreak
 from dtl_notebook.notebook.html import esc, key, link_attrs
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.text_diff import diff_html
 from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, grey_mark, tinted
+from dtl_notebook.notebook.word_diff import diff_html
 
 # a fact, not a fault: the notes box and a break the provider brings about by design
 _FACT_STYLE = tinted(NEUTRAL, "border-left:3px solid rgba(128, 128, 128, .8);padding:4px 6px")

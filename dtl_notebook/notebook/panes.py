@@ -17,7 +17,7 @@ from dtl_notebook.notebook.html import (
     pre,
 )
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.text_diff import pretty
+from dtl_notebook.notebook.word_diff import pretty
 
 TAIL = 20  # newest items always shown in full
 HEAD = 24  # and the first ones (the prefix: tools, system)

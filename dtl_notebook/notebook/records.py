@@ -12,7 +12,7 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.entries import CacheEntry
-from dtl_notebook.live.loop import Agent, Step, StepState
+from dtl_notebook.live.agent import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.prices import shipped_prices
 from dtl_notebook.wire.request import LoadPoint, WireRequest

@@ -16,8 +16,8 @@ from typing import Any
 
 from dtl_notebook.notebook.html import badge, dumps, esc
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.text_diff import diff_html
 from dtl_notebook.notebook.theme import APPEND, BREAK, EDGE_BREAK, NEUTRAL
+from dtl_notebook.notebook.word_diff import diff_html
 
 _MISSING = object()
 ROLES = {

@@ -16,7 +16,7 @@ from IPython.core.error import UsageError
 
 from dtl_notebook.agent.session import Session
 from dtl_notebook.demo import DEMO_MODELS, demo_catalog, demo_session
-from dtl_notebook.live.loop import Agent
+from dtl_notebook.live.agent import Agent
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.transport import (
     KEY_VARIABLES,

@@ -18,7 +18,7 @@ from typing import Any
 import traitlets
 
 from dtl_notebook.demo import DEMO_MODELS
-from dtl_notebook.live.loop import Agent, AgentEvent, Step
+from dtl_notebook.live.agent import Agent, AgentEvent, Step
 from dtl_notebook.notebook.document import (
     agent_header,
     capture_header,

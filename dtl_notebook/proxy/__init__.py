@@ -4,8 +4,8 @@ reads like any capture."""
 
 from dtl_notebook.cache.conversation_key import Conversations
 from dtl_notebook.proxy.config import ProxyConfig, ProxyConfigError
-from dtl_notebook.proxy.recorder import Arrived, Event, Finished, Recorder
 from dtl_notebook.proxy.server import Proxy
+from dtl_notebook.proxy.store_queue import Arrived, Event, Finished, StoreQueue
 from dtl_notebook.proxy.summary import Summary
 
 __all__ = [
@@ -16,6 +16,6 @@ __all__ = [
     "Proxy",
     "ProxyConfig",
     "ProxyConfigError",
-    "Recorder",
+    "StoreQueue",
     "Summary",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 from dtl_notebook.live.http_server import ThreadedServer
 from dtl_notebook.proxy.app import make_app
 from dtl_notebook.proxy.config import DEFAULT_PORT, ProxyConfig
-from dtl_notebook.proxy.recorder import Listener, Recorder
+from dtl_notebook.proxy.store_queue import Listener, StoreQueue
 
 log = logging.getLogger("dtl_notebook.proxy")
 
@@ -38,7 +38,7 @@ class Proxy:
         self.config = ProxyConfig.make(host=host, port=port, store=store, **settings)
         self.listeners = list(listeners or [])
         self.diagnostics = bool(diagnostics)
-        self.recorder: Recorder | None = None
+        self.recorder: StoreQueue | None = None
         self._server: ThreadedServer | None = None
 
     @property
@@ -66,7 +66,7 @@ class Proxy:
                 "the API keys its clients send",
                 self.config.host,
             )
-        recorder = Recorder(self.config.store, self.listeners, self.diagnostics)
+        recorder = StoreQueue(self.config.store, self.listeners, self.diagnostics)
         server = ThreadedServer(make_app(self.config, recorder), self.config.host, self.port)
         try:
             server.start()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
 from dtl_notebook.proxy.config import GENERATION_PATHS
-from dtl_notebook.proxy.recorder import Event, Finished
+from dtl_notebook.proxy.store_queue import Event, Finished
 from dtl_notebook.proxy.worker import Worker
 
 ANALYZERS_KEPT = 64

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import anthropic
 
-from dtl_notebook.live.emulator_server import EmulatorServer
+from dtl_notebook.live.emulator.server import EmulatorServer
 
 from .conftest import LabServer, _free_port, expect, run_notebook
 

@@ -26,9 +26,9 @@ from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import TokenCounter
-from dtl_notebook.live.emulator_input import View, build_view
-from dtl_notebook.live.emulator_replies import anthropic_reply, chat_reply, responses_reply
-from dtl_notebook.live.policies import Action, KeywordPolicy, Policy
+from dtl_notebook.live.emulator.policies import Action, KeywordPolicy, Policy
+from dtl_notebook.live.emulator.replies import anthropic_reply, chat_reply, responses_reply
+from dtl_notebook.live.emulator.request_view import View, build_view
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.wire.lenient import validate_lenient
 from dtl_notebook.wire.providers import Part, by_endpoint, spec

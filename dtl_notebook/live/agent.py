@@ -19,7 +19,7 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.collapse import MissThresholds
 from dtl_notebook.cache.keep_warm import KeepWarm
 from dtl_notebook.live.cache_watch import CacheWatch, MissCallback
-from dtl_notebook.live.policies import Policy
+from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState, TurnResult
 from dtl_notebook.live.transport import (

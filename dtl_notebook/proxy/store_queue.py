@@ -1,11 +1,11 @@
 """From the forwarding path to the store, off the forwarding path.
 
-`Recorder.arrive(record)` (a request has come in) and `Recorder.put(record)` (its exchange
+`StoreQueue.arrive(record)` (a request has come in) and `StoreQueue.put(record)` (its exchange
 has ended) never block: they go into a bounded queue that one thread drains in order. On
 arrival the request is grouped into its conversation and the listeners get an `Arrived`; at
 the end the exchange is masked, written (one transaction) and the listeners get a `Finished`.
 A store that cannot be opened or written, or a full queue, is reported once (a log line, and
-`Recorder.problem`); a store deleted or replaced under the running proxy each time, and a new
+`StoreQueue.problem`); a store deleted or replaced under the running proxy each time, and a new
 one started; forwarding carries on regardless.
 """
 
@@ -78,7 +78,7 @@ _ID_WINDOW = 4096  # bytes of a response's head searched for its id
 RequestText = tuple[str, str | None]  # a request body fit to keep, and why it was not decoded
 
 
-class Recorder:
+class StoreQueue:
     """Groups, masks and stores exchanges on its own thread, in arrival order: each request
     is assigned its conversation when it arrives (listeners get an `Arrived`), and stored
     when it has finished (listeners get a `Finished`)."""

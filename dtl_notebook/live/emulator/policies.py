@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.search import tokenize
-from dtl_notebook.live.emulator_input import SEARCH_TOOL_NAMES, View, VisibleTool
+from dtl_notebook.live.emulator.request_view import SEARCH_TOOL_NAMES, View, VisibleTool
 
 LABEL = "emulated, not an LLM"
 STOPWORDS = set(

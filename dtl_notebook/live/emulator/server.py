@@ -3,7 +3,7 @@ clients pointed at a base URL.
 
 One Emulator per endpoint (`/v1/messages`, `/v1/responses`, `/v1/chat/completions`), each
 with its own cache; a body with `"stream": true` is answered as server-sent events
-(`emulator_stream`), any other as JSON. Requests are handled one at a time on the server's
+(`stream`), any other as JSON. Requests are handled one at a time on the server's
 loop, as the Emulator keeps per-endpoint state.
 """
 
@@ -20,7 +20,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from dtl_notebook.live.emulator import PATHS, Emulator
-from dtl_notebook.live.emulator_stream import sse_events
+from dtl_notebook.live.emulator.stream import sse_events
 from dtl_notebook.live.http_server import ThreadedServer
 
 
