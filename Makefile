@@ -35,7 +35,7 @@ lint: $(VENV)/.installed
 test: unit lint
 
 fuzz: $(VENV)/.installed
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -m hypothesis tests --ignore=tests/browser
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -m hypothesis tests --ignore=tests/notebook/browser
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py

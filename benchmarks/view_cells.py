@@ -2,8 +2,8 @@
 
 Kernel side: what each cell's display sends and what turning the cell before into its
 snapshot costs. Browser side, where Chromium, Playwright and JupyterLab are installed: the
-32 cells run one by one in a real JupyterLab (the helpers of tests/browser), each timed from
-run to an idle view, then a timeline click to its panes. About two minutes in all.
+32 cells run one by one in a real JupyterLab (the helpers of tests/notebook/browser), each timed
+from run to an idle view, then a timeline click to its panes. About two minutes in all.
 """
 
 from __future__ import annotations
@@ -109,7 +109,6 @@ def browser_rows() -> list[tuple[str, str]]:
         return [("32 cells in JupyterLab", f"skipped: {missing}")]
     sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
-
     from tests.browser.conftest import CHROMIUM_ARGS, run_notebook, start_lab, stop_lab
     from tests.browser.test_view_behaviour import _RUN_CELL_JS, _timed_click
 

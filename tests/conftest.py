@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, is_hypothesis_test, settings
 
 from dtl_notebook import Session, Tool
+from tests.support.real_recordings import need_real
 
-from .real_recordings import need_real
+from .support.tools import make_tools
 
 FUZZ_FACTOR = 10
 _SLOW_IS_FINE = [HealthCheck.too_slow]  # a loaded machine is not a failing property
@@ -65,39 +66,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             test._hypothesis_internal_use_settings = settings(own, max_examples=budget)
 
 
-def obj(**props: Any) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": list(props)}
-
-
-def make_tools() -> list[Tool]:
-    return [
-        Tool(
-            "get_weather",
-            description="Get current weather for a location",
-            parameters=obj(location={"type": "string", "description": "City name"}),
-            execute=lambda location: f"Sunny, 21C in {location}",
-        ),
-        Tool(
-            "get_shipping_eta",
-            description="Look up shipping ETA for an order",
-            parameters=obj(order_id={"type": "string", "description": "Order identifier"}),
-            execute=lambda order_id: {"order_id": order_id, "eta": "2026-12-05"},
-        ),
-        Tool(
-            "add",
-            description="Add two numbers",
-            parameters=obj(a={"type": "number"}, b={"type": "number"}),
-            execute=lambda a, b: a + b,
-        ),
-        Tool(
-            "read_file",
-            description="Read a text file from the workspace",
-            parameters=obj(path={"type": "string", "description": "Relative file path"}),
-            execute=lambda path: f"contents of {path}",
-        ),
-    ]
-
-
 @pytest.fixture
 def tools() -> list[Tool]:
     return make_tools()
@@ -113,7 +81,7 @@ def session(tools: list[Tool]) -> Session:
 @pytest.fixture
 def ip() -> Iterator[Any]:
     """The shared IPython testing shell with the extension loaded, reset around each test."""
-    from tests.notebook_shell import interactive_shell, reset_shell
+    from tests.support.notebook_shell import interactive_shell, reset_shell
 
     shell = interactive_shell()
     reset_shell(shell)
@@ -123,6 +91,6 @@ def ip() -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def real_recordings() -> Path:
-    """The real recorded provider traffic (tests/real_recordings.py); a test that takes it skips
-    with one reason where the recordings are not here."""
+    """The real recorded provider traffic (tests/support/real_recordings.py); a test that takes
+    it skips with one reason where the recordings are not here."""
     return need_real()

@@ -33,7 +33,7 @@ from dtl_notebook.demo import demo_catalog
 from dtl_notebook.live import Agent
 from dtl_notebook.notebook import AgentView, export_html
 from dtl_notebook.wire import build_request, parse_response
-from tests.notebook_shell import line_magic, run_cell, write_capture
+from tests.support.notebook_shell import line_magic, run_cell, write_capture
 
 PROVIDERS = {
     "anthropic": "claude-sonnet-4-6",

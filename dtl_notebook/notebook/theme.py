@@ -4,7 +4,7 @@ Text colours are JupyterLab theme variables with a light fallback (`var(--jp-…
 export defines the same variables for a dark `prefers-color-scheme`. Colours that carry
 meaning (a load point, a break, an append) are translucent tints, so they take the
 background of the theme they sit on: dark text on a pale tint in the light theme, light
-text on a deep tint in the dark one, both above 4.5:1 (tests/browser/test_themes.py).
+text on a deep tint in the dark one, both above 4.5:1 (tests/notebook/browser/test_themes.py).
 """
 
 from __future__ import annotations
