@@ -53,8 +53,8 @@ from dtl_notebook.context.model import FRAMED_KINDS, ModelContext
 from dtl_notebook.context.offline_encodings import get_encoding
 from dtl_notebook.context.segments import Segment, dump
 from dtl_notebook.context.tokens import encoding_for, looks_like_json
-from tests.real_recordings import real_root
-from tests.usage_pairs import UsagePair, followups, openai_calibration_pairs, openai_pairs
+from tests.support.real_recordings import real_root
+from tests.support.usage_pairs import UsagePair, followups, openai_calibration_pairs, openai_pairs
 
 PARAMETERS = (
     "json_factor",

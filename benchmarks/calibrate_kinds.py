@@ -29,7 +29,7 @@ from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.request_kinds import KINDS, request_kind
 from dtl_notebook.context.segments import dump
 from dtl_notebook.context.tokens import encoding_for
-from tests.usage_pairs import (
+from tests.support.usage_pairs import (
     UsagePair,
     embedded_pairs,
     followup_pairs,

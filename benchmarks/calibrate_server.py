@@ -15,7 +15,7 @@ import numpy as np
 from benchmarks.calibrate_kinds import all_pairs, conversation, kind_of
 from dtl_notebook.context import model_context
 from dtl_notebook.context.content_rules import server_tool_prompt
-from tests.usage_pairs import UsagePair
+from tests.support.usage_pairs import UsagePair
 
 
 def server_kinds(pair: UsagePair) -> list[str]:

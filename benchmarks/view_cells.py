@@ -109,8 +109,9 @@ def browser_rows() -> list[tuple[str, str]]:
         return [("32 cells in JupyterLab", f"skipped: {missing}")]
     sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
-    from tests.browser.conftest import CHROMIUM_ARGS, run_notebook, start_lab, stop_lab
-    from tests.browser.test_view_behaviour import _RUN_CELL_JS, _timed_click
+
+    from tests.notebook.browser.conftest import CHROMIUM_ARGS, run_notebook, start_lab, stop_lab
+    from tests.notebook.browser.test_view_behaviour import _RUN_CELL_JS, _timed_click
 
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]

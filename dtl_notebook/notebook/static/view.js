@@ -161,10 +161,15 @@ class View {
     if (this.chosen === null) this.showPanes(data);
   }
 
-  drawTail() {
+  // each synced tail is taken as it arrives: two flushes before one animation frame must not
+  // lose the first one's items (a busy kernel cannot answer a request for them)
+  takeTail() {
     const tail = this.model.get("tail") || {};
+    (tail.items || []).forEach((item, k) => (this.items[(tail.start || 0) + k] = item));
+  }
+
+  drawTail() {
     const items = this.items;
-    (tail.items || []).forEach((item, k) => (items[(tail.start || 0) + k] = item));
     const count = this.model.get("count");
     items.length = Math.min(items.length, count);
     const missing = items.findIndex((x) => x === undefined);
@@ -281,7 +286,7 @@ function render({ model, el }) {
   installLinking(view.root, view.linker);
   installKeyboard(view.root, view);
   const listeners = [
-    ["change:tail", () => view.schedule("tail")],
+    ["change:tail", () => (view.takeTail(), view.schedule("tail"))],
     ["change:count", () => view.schedule("tail")],
     ["change:header", () => view.schedule("header")],
     ["change:providers", () => view.schedule("header")],
@@ -292,6 +297,7 @@ function render({ model, el }) {
   ];
   for (const [name, listener] of listeners) model.on(name, listener);
   view.drawHeader();
+  view.takeTail();
   view.drawTail();
   view.drawNewest();
   view.drawSwitched();
