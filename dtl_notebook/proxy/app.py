@@ -129,12 +129,22 @@ class _Relay(Response):
         try:
             start = {"status": self.status_code, "headers": self.raw_headers}
             await send({"type": "http.response.start", **start})
+            # A sized body is whole at its last byte, and a client may send its next request
+            # then: the newest chunk waits for the next one, so the last goes out only after
+            # the exchange is handed over (what the next request reads of it, diagnostics and
+            # conversations, is there). A chunked body ends with its terminator, sent last.
+            sized = any(name.lower() == b"content-length" for name, _ in self.raw_headers)
+            held = b""
             async for chunk in self.upstream.aiter_raw():
                 self.record.chunk(chunk)
+                if sized:
+                    chunk, held = held, chunk
+                    if not chunk:
+                        continue
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 self._first_byte_sent()
             self._settle("")
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await send({"type": "http.response.body", "body": held, "more_body": False})
         except httpx2.HTTPError as exc:
             return f"upstream cut the response mid-body: {type(exc).__name__}: {exc}"
         except OSError as exc:  # the client went away while being written to
