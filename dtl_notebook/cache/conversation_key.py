@@ -133,7 +133,9 @@ class Conversations:
 
     def answered(self, name: str, response_id: str) -> None:
         conversation = self._live.get(name)
-        if conversation is None or not response_id or response_id in conversation.responses[-1:]:
+        # an id told again (the proxy learns it early, then again once the exchange is stored,
+        # maybe after a later one) never makes an older response the latest
+        if conversation is None or not response_id or response_id in conversation.responses:
             return
         conversation.responses.append(response_id)
         self._by_response[(conversation.scope[0], response_id)] = name

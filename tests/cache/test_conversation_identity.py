@@ -295,3 +295,18 @@ def test_the_proxy_keeps_a_claude_code_session_one_conversation_and_diagnoses_it
     with closing(sqlite3.connect(store)) as db:
         rows = db.execute("SELECT conversation FROM exchanges ORDER BY number").fetchall()
     assert rows == [("c1",), ("c1",)]
+
+
+def test_an_id_told_again_late_never_makes_an_older_response_the_latest() -> None:
+    """The proxy learns a response id as its exchange ends and again once it is stored, which
+    may come after the next exchange has ended: the latest stays the latest."""
+    from dtl_notebook.cache.conversation_key import Conversations
+
+    grouping = Conversations()
+    name = grouping.assign(
+        "anthropic", {"model": "m", "messages": [{"role": "user", "content": "a"}]}
+    )
+    grouping.answered(name, "msg_2")
+    grouping.answered(name, "msg_3")
+    grouping.answered(name, "msg_2")  # the store's late word on the earlier exchange
+    assert grouping.latest_response(name) == "msg_3"
