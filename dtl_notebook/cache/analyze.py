@@ -33,6 +33,7 @@ from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
+from dtl_notebook.cache.thread_events import ThreadWatch, thread_error_code
 from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
 from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
@@ -75,6 +76,7 @@ class CacheAnalyzer:
         self._previous_deferred = False
         self._changes: set[tuple[int, str]] = set()  # tool changes already paid for
         self._times: list[float] = []  # the latest send times, for the next likely request
+        self.threads = ThreadWatch()  # message threads: a continuation is predicted whole
 
     def add(
         self,
@@ -87,8 +89,12 @@ class CacheAnalyzer:
         """Analyze the next request (sent at time `at`, in seconds) and remember its writes.
         `context`: the request's model context, where the caller already has it (what
         `model_context(request)` returned); else it is worked out here."""
-        ctx = _own_context(request, context) or model_context(request, self.provider, self.model)
-        payload = request.payload if isinstance(request, WireRequest) else request
+        now = float(self.count) if at is None else at
+        sent = request.payload if isinstance(request, WireRequest) else request
+        read, thread = self.threads.read(sent, now)
+        payload = read.payload  # a thread continuation: the whole request the server rebuilds
+        given = _own_context(request, context) if payload is sent else None  # of the sent body
+        ctx = given or self._context(request, payload)
         if response is not None:  # parts the reply says the model never saw
             ctx = as_seen(ctx, payload, response)
         rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
@@ -99,7 +105,6 @@ class CacheAnalyzer:
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
         facts = carry(cache_view(ctx, settings_salt), deferred, carried)
         chain, cum = facts.chain, facts.cum
-        now = float(self.count) if at is None else at
         points = breakpoint_segments(cache_marks(payload), facts) if rule.breakpoints else []
         hidden_tokens, unpredicted = shared_prefix(ctx, payload, rule)
         if rule.breakpoints:
@@ -130,6 +135,9 @@ class CacheAnalyzer:
                 rule,
                 Now(cached, expired, [cum[p] for p, _ in points], setting, settings),
             )
+        unread = thread is not None and thread.kind == "continue" and payload is sent
+        if unread:  # a continuation not rebuilt: no comparison with the whole thread to make
+            brk = None
         if brk is not None:
             lost = _lost(self.entries[-1], rule, cached) if self.entries else brk.lost_tokens
             brk = replace(brk, lost_tokens=lost, capabilities=capabilities(ctx.provider, ctx.model))
@@ -153,8 +161,10 @@ class CacheAnalyzer:
             entry.change_savings = change_savings(
                 request.load_points, self._changes, ctx, rule, cached
             )
+        entry.thread = thread
         if response is not None:
             self.answer(entry, response, payload)
+            self.threads.answered(read, response, now)
         ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
         marked = [(cum[p], life) for p, life in points]
         entry.warmth = warmth_after(entry, rule, now, marked, ttl, self._gaps(now))
@@ -162,11 +172,24 @@ class CacheAnalyzer:
             self.entries.clear()
         self.entries.append(entry)
         self.count += 1
+        if unread:  # the next request is compared with the last whole one
+            self._carried = carried
+            return entry
         start = _settings_start(facts) if rule.breakpoints else 0
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = deferred
         self._carried = facts
         return entry
+
+    def _context(
+        self, request: WireRequest | dict[str, Any], whole: dict[str, Any]
+    ) -> ModelContext:
+        """The model context of `request`, whose whole body (a thread rebuilt) is `whole`."""
+        if isinstance(request, WireRequest):
+            if whole is request.payload:
+                return model_context(request)
+            return model_context(whole, request.provider, request.model)
+        return model_context(whole, self.provider, self.model)
 
     def _gaps(self, now: float) -> list[float]:
         """The latest gaps between requests, this one's (sent at `now`) included."""
@@ -182,6 +205,8 @@ class CacheAnalyzer:
         entry.disagreement = _disagreement(entry, rule)
         entry.diagnosis = provider_diagnosis(response, entry.provider, payload)
         entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
+        if entry.thread is not None and thread_error_code(response) == "thread_not_found":
+            entry.thread = replace(entry.thread, event="thread_not_found")
 
     def report(self) -> CacheReport:
         return CacheReport(list(self.entries))

@@ -35,7 +35,7 @@ class Code:
     invalidates: tuple[str, ...]
     message: str
     fix: str
-    kind: Literal["break", "lint", "usage"] = "break"
+    kind: Literal["break", "lint", "usage", "thread"] = "break"
     part: Part | None = None
     expected: bool = False
     fixes: tuple[tuple[str, str], ...] = ()

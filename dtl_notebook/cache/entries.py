@@ -9,6 +9,7 @@ from dtl_notebook.cache.change_savings import ChangeSaving
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis
 from dtl_notebook.cache.explain import CacheBreak
 from dtl_notebook.cache.reported import Usage
+from dtl_notebook.cache.thread_events import ThreadFacts
 from dtl_notebook.cache.warmth import Warmth
 from dtl_notebook.context.model import ModelContext
 
@@ -45,6 +46,9 @@ class CacheEntry:
     # what the request left warm in the cache, until when, and whether that lasts to the
     # next likely request (send times from `CacheAnalyzer.add(at=...)`)
     warmth: Warmth | None = None
+    # an Anthropic message thread request: messages sent against those the model sees, the
+    # thread's age against its expiry, and its event (thread_not_found, thread_replaced)
+    thread: ThreadFacts | None = None
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""

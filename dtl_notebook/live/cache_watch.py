@@ -81,8 +81,10 @@ class CacheWatch:
         at = self.clock()
         response = self.transport.send(request)
         reply = parse_response(response, self.provider, self.model, request.aliases)
-        context = model_context(request)
+        # a thread continuation's model context is the whole thread, rebuilt by the analyzer
+        context = None if "thread" in request.payload else model_context(request)
         entry = self.cache.add(request, response, at, context=context)
+        context = context or entry.context
         return Step(self.turns, request, response, reply, context, entry, state=state)
 
     def _missed(self, step: Step, text: str, on_step: Listener | None) -> None:

@@ -75,6 +75,26 @@ _TOOL_CHANGES = {
     ("opus", "5"),
     ("opus", "4.8"),
 }
+# message threads (`message-threads-2026-08-12`): the models the provider page lists
+# (https://platform.claude.com/docs/en/build-with-claude/message-threads)
+_MESSAGE_THREADS = {
+    ("fable", "5.1"),
+    ("mythos", "5.1"),
+    ("fable", "5"),
+    ("mythos", "5"),
+    ("opus", "5.5"),
+    ("opus", "5"),
+    ("opus", "4.8"),
+    ("sonnet", "5.5"),
+    ("sonnet", "5"),
+    ("haiku", "5.5"),
+    ("haiku", "4.5"),
+    ("opus", "4.7"),
+    ("opus", "4.6"),
+    ("sonnet", "4.6"),
+    ("opus", "4.5"),
+    ("sonnet", "4.5"),
+}
 # editing tools[] mid-session is a 400 (preserved thinking), not a cache miss
 _REFUSES_TOOL_EDITS = {("fable", "5.1")}
 _MIN_CACHEABLE = {
@@ -129,6 +149,8 @@ class ModelProfile(BaseModel):
     tool_changes_by_value: bool = False
     # the provider answers an edit of tools[] mid-session with an error, not a miss
     refuses_tool_edits: bool = False
+    # Anthropic message threads: create + continue, only the new messages sent
+    message_threads: bool = False
     # OpenAI tool_choice {"type": "allowed_tools"} over the top-level tools
     allowed_tools: bool = False
     # ... naming tools declared only in additional_tools items too (GPT-5.6 and later)
@@ -153,6 +175,7 @@ def _anthropic(model: str) -> dict[str, Any]:
         "tool_changes_by_reference": key in _TOOL_CHANGES,
         "tool_changes_by_value": key in _TOOL_CHANGES,  # the Claude API takes the inline beta
         "refuses_tool_edits": key in _REFUSES_TOOL_EDITS,
+        "message_threads": key in _MESSAGE_THREADS,
         "min_cacheable_tokens": _MIN_CACHEABLE.get(key, 4096),
         "exact_cache_boundary": True,
     }
