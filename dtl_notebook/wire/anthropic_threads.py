@@ -74,7 +74,7 @@ def _with_stand_ins(messages: list[Any]) -> dict[str, Any]:
     first = messages[0] if messages else None
     content = first.get("content") if isinstance(first, dict) else None
     blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
-    uses = [
+    uses: list[dict[str, Any]] = [
         {"type": "tool_use", "id": b.get("tool_use_id"), "name": "thread_tool", "input": {}}
         for b in blocks
         if b.get("type") == "tool_result"
