@@ -29,6 +29,7 @@ from dtl_notebook.context.tokens import TokenCounter
 from dtl_notebook.live.emulator.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.emulator.replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.emulator.request_view import View, build_view
+from dtl_notebook.live.emulator.threads import ThreadGone, ThreadKeeper
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.wire.lenient import validate_lenient
 from dtl_notebook.wire.providers import Part, by_endpoint, spec
@@ -61,6 +62,7 @@ class Emulator:
         self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
         self._search_index: tuple[tuple[str, str], Any] | None = None
+        self.threads = ThreadKeeper()  # Anthropic message threads
         self.transport = httpx2.MockTransport(self.handle)
 
     def next_id(self, prefix: str) -> str:
@@ -80,8 +82,12 @@ class Emulator:
         except WireValidationError as exc:  # the field and the value named, as the API does
             return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)
+        try:
+            answer = self.respond(payload)
+        except ThreadGone as gone:
+            return httpx2.Response(404, json=gone.body(self.next_id("req_")))
         # written by pydantic-core: a Responses reply echoes every tool of the request
-        body = pydantic_core.to_json(self.respond(payload))
+        body = pydantic_core.to_json(answer)
         return httpx2.Response(200, content=body, headers={"Content-Type": "application/json"})
 
     def prepare(self, content: bytes) -> None:
@@ -92,12 +98,17 @@ class Emulator:
             model_context(payload, provider=self.provider)
 
     def respond(self, payload: JSON) -> JSON:
-        """The response body for a valid request."""
+        """The response body for a valid request (a thread continuation: of the whole thread,
+        rebuilt; ThreadGone where the thread is not held)."""
+        at = self.clock() if self.clock is not None else None
+        read = self.threads.open(payload, float(self.cache.count) if at is None else at)
+        payload = read.payload
         ctx = model_context(payload, provider=self.provider)
-        entry = self.cache.add(payload, at=self.clock() if self.clock is not None else None)
+        entry = self.cache.add(payload, at=at)
         view = build_view(payload, self.provider, ctx)
         body = REPLIES[self.provider](self, payload, view, entry)
         self.answered.append(str(body["id"]))
+        self.threads.keep(read, body, read.at)
         return body
 
     def _anthropic_answer(self, payload: JSON, view: View, entry: CacheEntry) -> JSON:
