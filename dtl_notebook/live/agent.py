@@ -22,6 +22,7 @@ from dtl_notebook.live.cache_watch import CacheWatch, MissCallback
 from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState, TurnResult
+from dtl_notebook.live.threads import ThreadClient
 from dtl_notebook.live.transport import (
     TRANSPORTS,
     Transport,
@@ -34,6 +35,7 @@ from dtl_notebook.live.transport import (
 from dtl_notebook.live.warmup import warm_up
 from dtl_notebook.wire import WireRequest, build_request
 from dtl_notebook.wire.arguments import check_provider_options
+from dtl_notebook.wire.reply import ProviderError
 
 
 class TurnError(DtlError, RuntimeError):
@@ -49,7 +51,9 @@ class Agent(CacheWatch):
     With `record=PATH` every exchange is appended to that JSONL file, through whatever
     transport the agent uses: the recording follows `switch` and `use_transport`.
     `clock` tells the send times (the emulator's cache expires by it too); `keep_warm`,
-    `on_cache_miss` and `miss_thresholds`: see `CacheWatch`.
+    `on_cache_miss` and `miss_thresholds`: see `CacheWatch`. `threads=True` sends Anthropic
+    message threads (create, then continuations with only the new messages) on the models
+    that take them, and the full request elsewhere (see `live.threads`).
     """
 
     def __init__(
@@ -68,10 +72,18 @@ class Agent(CacheWatch):
         keep_warm: KeepWarm | bool | None = None,
         on_cache_miss: MissCallback | None = None,
         miss_thresholds: MissThresholds | None = None,
+        threads: bool = False,
         **options: Any,
     ) -> None:
         if not isinstance(session, Session):
             raise checks.type_error("session", "a Session", session)
+        checks.boolean(threads, "threads")
+        if threads and keep_warm not in (None, False):
+            raise InvalidArgumentError(
+                "threads=True does not combine with keep_warm: a refresh would continue the "
+                "thread (a response is continued once); pass one of them"
+            )
+        self.threads = ThreadClient() if threads else None
         check_provider_options(provider, model, options)  # fail early on bad input
         checks.positive_int(max_steps, "max_steps")
         if record is not None and not isinstance(record, str | Path):
@@ -128,6 +140,8 @@ class Agent(CacheWatch):
         self._connect(transport)
         self.options = options
         self.cache = CacheAnalyzer(provider, model)
+        if self.threads is not None:  # a thread is of one provider and model
+            self.threads = ThreadClient()
         self.setup_seconds = warm_up(self.session, provider, model, options, self.transport)
 
     def _diagnostics(self, steps: list[Step]) -> dict[str, Any]:
@@ -141,6 +155,23 @@ class Agent(CacheWatch):
             if isinstance(step.response.get("id"), str):
                 return {"previous_response_id": step.response["id"]}
         return {"previous_response_id": None}
+
+    def _send_threaded(self, full: WireRequest, state: StepState) -> Step:
+        """Send the session's full request, as a thread create or continuation with
+        `threads=True`; a lost or refused thread is sent again as `ThreadClient` says."""
+        if self.threads is None:
+            return self._send(full, state)
+        request = self.threads.request_for(full, self.clock())
+        try:
+            step = self._send(request, state)
+        except ProviderError as failure:
+            again = self.threads.recover(failure, full, self.clock())
+            if again is None:
+                raise
+            request = again
+            step = self._send(request, state)
+        self.threads.answered(request, step.response, self.clock())
+        return step
 
     def _activate_registered(self, request: WireRequest, calls: list[ToolCall]) -> None:
         """Activate the called tools that the request loaded where their registration was
@@ -243,7 +274,7 @@ class Agent(CacheWatch):
             request = build_request(
                 self.session, self.provider, self.model, **self._diagnostics(steps), **self.options
             )
-            step = self._send(request, state)
+            step = self._send_threaded(request, state)
             reply = step.reply
             steps.append(step)
             self.session.append(reply.message)

@@ -73,6 +73,7 @@ class SDKTransport:
                 exc.status_code,
                 _error_type(exc),
                 request_id=getattr(exc, "request_id", None),
+                code=getattr(exc, "error_code", None),
             )
         except (anthropic.APIConnectionError, openai.APIConnectionError) as exc:
             failure = ProviderError(self.provider, f"connection failed: {exc}")

@@ -54,7 +54,8 @@ def with_real_names(reply: Reply, aliases: Mapping[str, str]) -> Reply:
 
 class ProviderError(DtlError, RuntimeError):
     """The provider refused a request: its `status` (HTTP, when known), error `type`
-    (e.g. `rate_limit_error`), `message` and the provider's `request_id` (when it sent one).
+    (e.g. `rate_limit_error`), `message`, the provider's `request_id` (when it sent one) and
+    its `code` (Anthropic `error.details.error_code`).
     Every text is masked (API keys never show)."""
 
     def __init__(
@@ -65,8 +66,10 @@ class ProviderError(DtlError, RuntimeError):
         type: str | None = None,
         *,
         request_id: str | None = None,
+        code: str | None = None,
     ) -> None:
         self.provider, self.status, self.type = provider, status, type or "error"
+        self.code = code  # Anthropic `error.details.error_code`, e.g. "thread_not_found"
         self.message = redact(message)
         self.request_id = redact(request_id) if request_id else None
         request = f"request {request_id}" if request_id else ""
@@ -93,7 +96,9 @@ def error_from_body(data: Any, provider: str, status: int | None = None) -> Prov
     ):
         kind = error.get("type") or error.get("code")
         message = error.get("message") or _unsaid(error)
-        return ProviderError(provider, str(message), status, _text(kind))
+        details = error.get("details")
+        code = _text(details.get("error_code")) if isinstance(details, dict) else None
+        return ProviderError(provider, str(message), status, _text(kind), code=code)
     if data.get("type") == "error" and "message" in data:  # Responses stream error event
         kind = data.get("code") or data.get("error_type")
         return ProviderError(provider, str(data["message"]), status, _text(kind))

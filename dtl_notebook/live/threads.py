@@ -1,0 +1,104 @@
+"""An agent's Anthropic message thread (`Agent(..., threads=True)`): each full request the
+session builds goes out as a thread create or as a continuation carrying only its new messages.
+
+https://platform.claude.com/docs/en/build-with-claude/message-threads. The full request stays
+the source of truth (the provider page: "keep your own copy of every message"): a turn
+continues the thread only where the server would rebuild exactly that request, i.e. the same
+`system` and `tools` as the create and the held history (reply included, markers aside) as the
+start of its messages, and the thread has not expired (5 minutes after its last request).
+Anything else (a rewritten history, a changed tool list or system prompt, an expired thread, a
+model the beta does not list) sends the full request: a create where the model takes threads,
+else the plain request. A `thread_not_found` answer is replayed once as a create; a
+`thread_unsupported_request` one as the plain request, and threading stops (the SDK's
+"continue_unthreaded").
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from dtl_notebook.context.thread_context import THREAD_IDLE_SECONDS, HeldThread, ThreadBook
+from dtl_notebook.wire.anthropic_threads import (
+    CREATE_ONLY_FIELDS,
+    THREADS_BETA,
+    as_continuation,
+    as_create,
+    without_markers,
+)
+from dtl_notebook.wire.reply import ProviderError
+from dtl_notebook.wire.request import WireRequest
+from dtl_notebook.wire.validate import required_betas
+
+__all__ = ["ThreadClient"]
+
+
+class ThreadClient:
+    """The agent's side of its thread: `request_for` before sending, `answered` after."""
+
+    def __init__(self, idle_seconds: float = THREAD_IDLE_SECONDS) -> None:
+        self.book = ThreadBook(idle_seconds, limit=8)  # what the server holds, mirrored
+        self.latest: HeldThread | None = None
+        self.off = False  # the provider refused to thread this agent's requests
+
+    def takes(self, full: WireRequest) -> bool:
+        """Whether `full`'s provider and model take message threads."""
+        profile = full.profile
+        return (
+            not self.off
+            and full.provider == "anthropic"
+            and profile is not None
+            and profile.message_threads
+        )
+
+    def request_for(self, full: WireRequest, at: float) -> WireRequest:
+        """The request to send at `at` for the session's full request `full`."""
+        if not self.takes(full):
+            return full
+        held = self.latest
+        if held is not None and self._continues(full.payload, held, at):
+            body = as_continuation(full.payload, len(held.messages), held.message_id)
+            sent = len(body["messages"])
+            whole = len(held.messages) + sent
+            note = f"thread: continues {held.message_id} ({sent} new of {whole} messages)"
+            return _with_body(full, body, note)
+        why = "" if held is None else f" ({self._why_not(full.payload, held, at)})"
+        return _with_body(full, as_create(full.payload), f"thread: create{why}")
+
+    def answered(self, request: WireRequest, response: Any, at: float) -> None:
+        """Mirror what the server now holds after `response` to `request`."""
+        if "thread" not in request.payload:
+            return
+        read = self.book.read(request.payload, at)
+        self.latest = self.book.store(read, response, at)
+
+    def recover(self, failure: ProviderError, full: WireRequest, at: float) -> WireRequest | None:
+        """The request to send again after `failure`, or None where threads change nothing."""
+        if failure.code == "thread_not_found" and self.latest is not None:
+            self.latest = None  # lost on the server: the full history goes again
+            return self.request_for(full, at)
+        if failure.code == "thread_unsupported_request" and not self.off:
+            self.off, self.latest = True, None
+            return replace(full, notes=[*full.notes, f"thread refused: {failure.message}"])
+        return None
+
+    def _continues(self, full: dict[str, Any], held: HeldThread, at: float) -> bool:
+        return not self._why_not(full, held, at)
+
+    def _why_not(self, full: dict[str, Any], held: HeldThread, at: float) -> str:
+        """Why `full` cannot continue `held` at `at` ("" where it can)."""
+        if at > held.expires_at(self.book.idle_seconds):
+            return f"the thread of {held.message_id} expired"
+        for field in CREATE_ONLY_FIELDS:
+            if full.get(field) != held.fields.get(field):
+                return f"{field} changed since the create"
+        messages = full.get("messages") or []
+        count = len(held.messages)
+        if without_markers(messages[:count]) != without_markers(list(held.messages)):
+            return "the history differs from the thread's"
+        return ""
+
+
+def _with_body(full: WireRequest, body: dict[str, Any], note: str) -> WireRequest:
+    betas = sorted({*full.betas, *required_betas(body, full.provider), THREADS_BETA})
+    return replace(full, payload=body, betas=betas, notes=[*full.notes, note])
