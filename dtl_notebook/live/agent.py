@@ -156,6 +156,13 @@ class Agent(CacheWatch):
                 return {"previous_response_id": step.response["id"]}
         return {"previous_response_id": None}
 
+    def use_threads(self) -> None:
+        """Send message threads from the next request on (as `threads=True`)."""
+        if self.keep_warm is not None:
+            raise InvalidArgumentError("threads do not combine with keep_warm; turn it off first")
+        if self.threads is None:
+            self.threads = ThreadClient()
+
     def _send_threaded(self, full: WireRequest, state: StepState) -> Step:
         """Send the session's full request, as a thread create or continuation with
         `threads=True`; a lost or refused thread is sent again as `ThreadClient` says."""

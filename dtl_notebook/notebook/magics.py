@@ -118,6 +118,11 @@ class AgentMagics(Magics):
     )
     @argument("--live", action="store_true", help="Talk to the real provider (needs a key).")
     @argument(
+        "--threads",
+        action="store_true",
+        help="Anthropic message threads: continuations carry only the new messages.",
+    )
+    @argument(
         "--max-steps",
         type=bounded_int(*MAX_STEPS),
         help=f"Requests per turn at most ({MAX_STEPS[0]}-{MAX_STEPS[1]}).",
@@ -145,6 +150,8 @@ class AgentMagics(Magics):
             self.sessions.bind(args.session, agent)
         else:
             self._reconfigure(agent, args)
+        if args.threads:
+            agent.use_threads()
         if args.max_steps is not None:
             agent.max_steps = args.max_steps
         view = self.sessions.display_live(args.session, agent, display)

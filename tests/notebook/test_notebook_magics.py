@@ -49,7 +49,16 @@ SUBCOMMANDS = [
     "export",
     "reset",
 ]
-OPTIONS = ["--session", "--provider", "--model", "--search", "--load-mode", "--live", "--max-steps"]
+OPTIONS = [
+    "--session",
+    "--provider",
+    "--model",
+    "--search",
+    "--load-mode",
+    "--live",
+    "--threads",
+    "--max-steps",
+]
 ENGINES = ["bm25", "regex", "keyword", "native-bm25", "native-regex", "hosted", "native-client"]
 LOAD_MODES = ["additional_tools", "tool_search", "full_list"]
 
@@ -927,3 +936,15 @@ def test_dtl_provider_on_a_native_search_session_names_its_search(ip: Interactiv
     assert "has search='native-bm25'" in usage_error(ip, f"%%agent --provider kimi\n{WEATHER}")
     ok(ip, f"%%agent --provider kimi --search bm25\n{WEATHER}")  # the way the message names
     assert agent(ip).provider == "kimi" and agent(ip).options == {}
+
+
+def test_agent_threads_option_sends_thread_continuations(ip: InteractiveShell) -> None:
+    result, _ = run_cell(ip, "%%agent --provider anthropic --threads\nThanks, that is all.")
+    assert result.success, result.error_in_exec
+    run_cell(ip, "%%agent\nAnd in Tokyo?")
+    a: Agent = ip.user_ns["agent"]
+    assert a.threads is not None
+    kinds = [s.request.payload["thread"]["type"] for s in a.steps]
+    assert kinds[0] == "create" and "continue" in kinds
+    continued = next(s for s in a.steps if s.request.payload["thread"]["type"] == "continue")
+    assert "system" not in continued.request.payload
