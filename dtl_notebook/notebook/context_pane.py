@@ -25,6 +25,7 @@ from dtl_notebook.notebook.panes import (
 )
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, KIND_TINTS, NEUTRAL
+from dtl_notebook.notebook.thread_lines import context_thread_line
 
 
 def diagnosis_html(rec: RequestRecord) -> str:
@@ -57,6 +58,7 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
         f'<div class="dtl-muted" title="tokenizer: {esc(ctx.tokenizer)}">{len(segments)} segments'
         f" · {esc(ctx.estimate.describe(ctx.total_tokens))}</div>",
         diagnosis_html(rec),
+        context_thread_line(rec.cache.thread),
     ]
     for entry in windowed(len(segments), keep):
         if isinstance(entry, tuple):

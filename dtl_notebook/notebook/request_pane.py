@@ -27,6 +27,7 @@ from dtl_notebook.notebook.panes import (
 )
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import BREAK, CARRIER, LOAD
+from dtl_notebook.notebook.thread_lines import request_thread_line
 
 
 def _carrier(item: Any) -> str | None:
@@ -92,7 +93,8 @@ def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
         counted = f"{len(rec.load_points)} load point(s)"
     parts = [
         f'<div class="dtl-muted">{esc(rec.provider)} · {esc(rec.model)} · mode '
-        f"<code>{esc(rec.mode)}</code> · {esc(counted)}</div>"
+        f"<code>{esc(rec.mode)}</code> · {esc(counted)}</div>",
+        request_thread_line(rec.cache.thread),
     ]
     for note in rec.notes:
         parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
