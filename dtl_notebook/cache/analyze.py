@@ -37,6 +37,7 @@ from dtl_notebook.cache.thread_events import ThreadWatch, thread_error_code
 from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
 from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext, model_context
+from dtl_notebook.context.thread_context import ThreadRead
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.request import WireRequest
 from dtl_notebook.wire.rules import cache_marks
@@ -77,6 +78,7 @@ class CacheAnalyzer:
         self._changes: set[tuple[int, str]] = set()  # tool changes already paid for
         self._times: list[float] = []  # the latest send times, for the next likely request
         self.threads = ThreadWatch()  # message threads: a continuation is predicted whole
+        self._unanswered: tuple[CacheEntry, ThreadRead, float] | None = None
 
     def add(
         self,
@@ -162,9 +164,9 @@ class CacheAnalyzer:
                 request.load_points, self._changes, ctx, rule, cached
             )
         entry.thread = thread
+        self._unanswered = (entry, read, now)  # its reply may come later (`answer`)
         if response is not None:
             self.answer(entry, response, payload)
-            self.threads.answered(read, response, now)
         ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
         marked = [(cum[p], life) for p, life in points]
         entry.warmth = warmth_after(entry, rule, now, marked, ttl, self._gaps(now))
@@ -207,6 +209,10 @@ class CacheAnalyzer:
         entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
         if entry.thread is not None and thread_error_code(response) == "thread_not_found":
             entry.thread = replace(entry.thread, event="thread_not_found")
+        if self._unanswered is not None and self._unanswered[0] is entry:
+            _, read, at = self._unanswered
+            self.threads.answered(read, response, at)  # the next continuation's history
+            self._unanswered = None
 
     def report(self) -> CacheReport:
         return CacheReport(list(self.entries))
