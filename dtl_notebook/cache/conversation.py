@@ -75,6 +75,10 @@ class FindingsBuilder:
                 self.out.findings.append(Finding(found.code, found.where, found.involved, k, name))
         if entry.cache_break is not None:
             self.out.findings.append(break_finding(entry.cache_break, k, name))
+        thread = entry.thread
+        if thread is not None and thread.event is not None:  # a thread lost or replaced
+            named = thread.replaced or thread.previous_message_id
+            self.out.findings.append(Finding(thread.event, None, [named] if named else [], k, name))
         self._usage_findings(entry, at)
         self._hits.add(entry)
         self._previous = (entry, at)

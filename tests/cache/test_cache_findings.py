@@ -381,6 +381,9 @@ def test_every_code_is_documented_and_exercised() -> None:
             # covered by test_cache_health and test_agent_cache_health
             "expires_before_next",
             "cache_unreported",
+            # covered by test_cache_threads
+            "thread_not_found",
+            "thread_replaced",
         }
     )
     assert set(CODES) <= exercised

@@ -150,3 +150,16 @@ def test_each_stored_reply_starts_the_idle_limit_again_and_is_continued_once() -
     held = book.get("msg_5")
     assert held is not None and held.turns == 5 and held.created_at == 0.0
     assert book.read(_continue("msg_5", "x"), at + 301.0).missing == "expired"
+
+
+def test_thread_events_are_findings_of_the_audit() -> None:
+    from dtl_notebook.cache.conversation import FindingsBuilder
+
+    analyzer, builder = CacheAnalyzer("anthropic"), FindingsBuilder("c1")
+    bodies = [_create("Plan the trip."), _continue("msg_1", "And the hotel?")]
+    bodies.append(_create("Plan the trip.", "And the hotel?"))
+    replies = [_reply(1), None, _reply(2)]
+    for at, body, reply in zip([0.0, 400.0, 401.0], bodies, replies, strict=True):
+        builder.add(analyzer.add(body, reply, at=at), body, at)
+    found = [(f.code, f.index, f.involved) for f in builder.finish().findings if "thread" in f.code]
+    assert found == [("thread_not_found", 1, ["msg_1"]), ("thread_replaced", 2, ["msg_1"])]
