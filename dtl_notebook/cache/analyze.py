@@ -31,12 +31,13 @@ from dtl_notebook.cache.explain import (
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
 from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
 from dtl_notebook.cache.reported import Usage, reported_usage
+from dtl_notebook.cache.request_context import request_context
 from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
 from dtl_notebook.cache.thread_events import ThreadWatch, thread_error_code
 from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
 from dtl_notebook.context.input_transformations import as_seen
-from dtl_notebook.context.model import ModelContext, model_context
+from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.thread_context import ThreadRead
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.request import WireRequest
@@ -95,8 +96,7 @@ class CacheAnalyzer:
         sent = request.payload if isinstance(request, WireRequest) else request
         read, thread = self.threads.read(sent, now)
         payload = read.payload  # a thread continuation: the whole request the server rebuilds
-        given = _own_context(request, context) if payload is sent else None  # of the sent body
-        ctx = given or self._context(request, payload)
+        ctx = request_context(request, payload, context, self.provider, self.model)
         if response is not None:  # parts the reply says the model never saw
             ctx = as_seen(ctx, payload, response)
         rule = cache_rule(ctx.provider, ctx.model, **self.overrides)
@@ -183,16 +183,6 @@ class CacheAnalyzer:
         self._carried = facts
         return entry
 
-    def _context(
-        self, request: WireRequest | dict[str, Any], whole: dict[str, Any]
-    ) -> ModelContext:
-        """The model context of `request`, whose whole body (a thread rebuilt) is `whole`."""
-        if isinstance(request, WireRequest):
-            if whole is request.payload:
-                return model_context(request)
-            return model_context(whole, request.provider, request.model)
-        return model_context(whole, self.provider, self.model)
-
     def _gaps(self, now: float) -> list[float]:
         """The latest gaps between requests, this one's (sent at `now`) included."""
         self._times = [*self._times[-GAPS_KEPT:], now]
@@ -216,24 +206,6 @@ class CacheAnalyzer:
 
     def report(self) -> CacheReport:
         return CacheReport(list(self.entries))
-
-
-def _own_context(
-    request: WireRequest | dict[str, Any], context: ModelContext | None
-) -> ModelContext | None:
-    """`context`, checked to be one of `request`'s provider and model."""
-    if context is None:
-        return None
-    if not isinstance(context, ModelContext):
-        raise TypeError(f"context must be a ModelContext, got {type(context).__name__}")
-    if isinstance(request, WireRequest) and (
-        context.provider != request.provider or context.model != request.model
-    ):
-        raise ValueError(
-            f"context is for {context.provider} {context.model}, but the request is for "
-            f"{request.provider} {request.model}"
-        )
-    return context
 
 
 def _settings_start(facts: Carried) -> int:
