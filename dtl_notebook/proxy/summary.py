@@ -60,15 +60,16 @@ class Summary:
         if finished.response is None:
             return " ".join([*parts, "no readable response"])
         reported = reported_usage(finished.response, str(values["provider"]))
-        predicted, cause, diagnosis = self._predict(finished)
+        predicted, cause, diagnosis, thread = self._predict(finished)
         parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
         parts += [f"break: {cause}"] if cause else []
+        parts += [thread] if thread else []
         return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
-    def _predict(self, finished: Finished) -> tuple[str, str | None, str | None]:
+    def _predict(self, finished: Finished) -> tuple[str, str | None, str | None, str | None]:
         """The prediction against the conversation's earlier answered requests: figures,
-        the break cause, and the provider's own diagnosis (agreeing or not) where it gave
-        one."""
+        the break cause, the provider's own diagnosis (agreeing or not) where it gave one, and
+        a message thread's messages sent of those the model sees (`thread continue 1/7`)."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
@@ -81,10 +82,14 @@ class Summary:
         try:
             entry = analyzer.add(finished.request or {}, finished.response, at=started)
         except Exception as exc:  # a shape the analyzer does not model
-            return f"unavailable ({type(exc).__name__})", None, None
+            return f"unavailable ({type(exc).__name__})", None, None, None
         analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
         cause = entry.cache_break.cause if entry.cache_break else None
         diagnosis = entry.diagnosis
         said = f"{diagnosis} ({entry.diagnosis_agreement})" if diagnosis else None
-        return _figures(usage), cause, said
+        facts = entry.thread
+        thread = f"thread {facts.kind} {facts.sent}/{facts.whole}" if facts else None
+        if facts is not None and facts.event:
+            thread = f"{thread} {facts.event}"
+        return _figures(usage), cause, said, thread

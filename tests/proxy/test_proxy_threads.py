@@ -74,3 +74,9 @@ def test_thread_continuations_join_their_conversation_and_are_predicted_whole(
     reported = [re.search(r"reported (\d+)/", line) for line in lines]
     assert cached[1] > 1000 and cached[2] > cached[1]
     assert [int(m.group(1)) for m in reported if m][:3] == cached[:3]  # as the emulator says
+    assert [re.search(r"thread \w+ \d+/\d+", line)[0] for line in lines] == [  # type: ignore[index]
+        "thread create 1/1",
+        "thread continue 1/3",
+        "thread continue 1/5",
+        "thread create 1/1",
+    ]
