@@ -8,7 +8,8 @@ continues the thread only where the server would rebuild exactly that request, i
 start of its messages, and the thread has not expired (5 minutes after its last request).
 Anything else (a rewritten history, a changed tool list or system prompt, an expired thread, a
 model the beta does not list) sends the full request: a create where the model takes threads,
-else the plain request. A `thread_not_found` answer is replayed once as a create; a
+else the plain request. A `thread_not_found` answer (or `thread_already_continued`,
+`thread_continue_in_flight`) is replayed once as a create; a
 `thread_unsupported_request` one as the plain request, and threading stops (the SDK's
 "continue_unthreaded").
 """
@@ -31,6 +32,9 @@ from dtl_notebook.wire.request import WireRequest
 from dtl_notebook.wire.validate import required_betas
 
 __all__ = ["ThreadClient"]
+
+# the rejections a full replay under a new thread recovers from (the SDK's `ReplayErrorCode`)
+_REPLAYED = frozenset({"thread_not_found", "thread_already_continued", "thread_continue_in_flight"})
 
 
 class ThreadClient:
@@ -74,8 +78,8 @@ class ThreadClient:
 
     def recover(self, failure: ProviderError, full: WireRequest, at: float) -> WireRequest | None:
         """The request to send again after `failure`, or None where threads change nothing."""
-        if failure.code == "thread_not_found" and self.latest is not None:
-            self.latest = None  # lost on the server: the full history goes again
+        if failure.code in _REPLAYED and self.latest is not None:
+            self.latest = None  # not continuable on the server: the full history goes again
             return self.request_for(full, at)
         if failure.code == "thread_unsupported_request" and not self.off:
             self.off, self.latest = True, None

@@ -145,3 +145,12 @@ def test_the_sdk_thread_helper_sends_only_new_messages_and_replays_a_lost_thread
     assert seen.bodies[2]["thread"]["type"] == "continue"
     assert seen.bodies[3]["thread"] == {"type": "create"}
     assert len(seen.bodies[3]["messages"]) == 5
+
+
+def test_a_response_is_continued_once() -> None:
+    client, _, _ = _client(_Clock())
+    first = _create(client)
+    _continue(client, first.id, "And tomorrow?")
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        _continue(client, first.id, "And the day after?")
+    assert caught.value.error_code == "thread_already_continued"

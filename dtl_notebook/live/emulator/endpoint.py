@@ -85,7 +85,7 @@ class Emulator:
         try:
             answer = self.respond(payload)
         except ThreadGone as gone:
-            return httpx2.Response(404, json=gone.body(self.next_id("req_")))
+            return httpx2.Response(gone.status, json=gone.body(self.next_id("req_")))
         # written by pydantic-core: a Responses reply echoes every tool of the request
         body = pydantic_core.to_json(answer)
         return httpx2.Response(200, content=body, headers={"Content-Type": "application/json"})
