@@ -16,6 +16,7 @@ else the plain request. A `thread_not_found` answer (or `thread_already_continue
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -28,12 +29,13 @@ from dtl_notebook.wire.anthropic_threads import (
     without_markers,
 )
 from dtl_notebook.wire.reply import ProviderError
-from dtl_notebook.wire.request import WireRequest
+from dtl_notebook.wire.request import LoadPoint, WireRequest
 from dtl_notebook.wire.validate import required_betas
 
 __all__ = ["ThreadClient"]
 
 # the rejections a full replay under a new thread recovers from (the SDK's `ReplayErrorCode`)
+_MESSAGE_PATH = re.compile(r"^messages\.(\d+)(.*)$")
 _REPLAYED = frozenset({"thread_not_found", "thread_already_continued", "thread_continue_in_flight"})
 
 
@@ -61,11 +63,12 @@ class ThreadClient:
             return full
         held = self.latest
         if held is not None and self._continues(full.payload, held, at):
-            body = as_continuation(full.payload, len(held.messages), held.message_id)
+            count = len(held.messages)
+            body = as_continuation(full.payload, count, held.message_id)
             sent = len(body["messages"])
-            whole = len(held.messages) + sent
-            note = f"thread: continues {held.message_id} ({sent} new of {whole} messages)"
-            return _with_body(full, body, note)
+            note = f"thread: continues {held.message_id} ({sent} new of {count + sent} messages)"
+            points = _sent_points(full.load_points, count)
+            return replace(_with_body(full, body, note), load_points=points)
         why = "" if held is None else f" ({self._why_not(full.payload, held, at)})"
         return _with_body(full, as_create(full.payload), f"thread: create{why}")
 
@@ -101,6 +104,17 @@ class ThreadClient:
         if without_markers(messages[:count]) != without_markers(list(held.messages)):
             return "the history differs from the thread's"
         return ""
+
+
+def _sent_points(points: list[LoadPoint], held: int) -> list[LoadPoint]:
+    """The load points of the messages a continuation sends, at their paths in its body (those
+    in the held messages are the thread's, not on this request's wire)."""
+    sent = []
+    for point in points:
+        found = _MESSAGE_PATH.match(point.path)
+        if found and int(found[1]) >= held:
+            sent.append(replace(point, path=f"messages.{int(found[1]) - held}{found[2]}"))
+    return sent
 
 
 def _with_body(full: WireRequest, body: dict[str, Any], note: str) -> WireRequest:

@@ -84,6 +84,20 @@ def test_the_model_sees_the_same_context_with_and_without_threads(
         assert _segments(a) == _segments(b)  # the model context, token counts included
         assert a.response["content"] == b.response["content"]  # the emulated model agrees
         observer.store(read, a.response, read.at)
+        for point in a.request.load_points:  # each marks an item of the body sent
+            assert _at(a.request.payload, point.path) is not None, point
+
+
+def _at(body: Any, path: str) -> Any:
+    """The item at a dotted JSON path of `body`, or None."""
+    for part in path.split("."):
+        if isinstance(body, list) and part.isdigit() and int(part) < len(body):
+            body = body[int(part)]
+        elif isinstance(body, dict) and part in body:
+            body = body[part]
+        else:
+            return None
+    return body
 
 
 def test_a_thread_continues_with_only_the_new_messages_and_is_billed_whole() -> None:
