@@ -114,7 +114,9 @@ def exchange_from(
             raise error
         reported_usage(data, provider)  # a usage count that is not a number is named here
     except ProviderError as exc:
-        exchange.error = ProviderError(provider, exc.message, exc.status or status, exc.type)
+        exchange.error = ProviderError(
+            provider, exc.message, exc.status or status, exc.type, code=exc.code
+        )
         return exchange
     except ResponseFormatError as exc:
         if refused(status):  # an HTML error page from a proxy, say

@@ -178,6 +178,10 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
 def _refused_entry(exchange: Exchange, provider: str, model: str) -> CacheEntry:
     """The request's context on its own, with nothing cached or written: it was refused."""
     entry = CacheAnalyzer(provider, model).add(exchange.request)
+    thread = entry.thread
+    lost = exchange.error is not None and exchange.error.code == "thread_not_found"
+    if thread is not None and lost:  # the provider did not hold the thread
+        thread = replace(thread, event="thread_not_found")
     return replace(
         entry,
         cached_tokens=0,
@@ -185,6 +189,7 @@ def _refused_entry(exchange: Exchange, provider: str, model: str) -> CacheEntry:
         uncached_tokens=entry.total_tokens,
         best_cached_tokens=0,
         cache_break=None,
+        thread=thread,
     )
 
 
