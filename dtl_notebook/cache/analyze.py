@@ -94,7 +94,8 @@ class CacheAnalyzer:
         `model_context(request)` returned); else it is worked out here."""
         now = float(self.count) if at is None else at
         sent = request.payload if isinstance(request, WireRequest) else request
-        read, thread = self.threads.read(sent, now)
+        unanswered = self._unanswered[1] if self._unanswered is not None else None
+        read, thread = self.threads.read(sent, now, unanswered)
         payload = read.payload  # a thread continuation: the whole request the server rebuilds
         ctx = request_context(request, payload, context, self.provider, self.model)
         if response is not None:  # parts the reply says the model never saw

@@ -52,10 +52,21 @@ class ThreadWatch:
         # chain hash of a held thread's whole history -> its latest id (as many as the book)
         self._ends: OrderedDict[str, str] = OrderedDict()
 
-    def read(self, payload: dict[str, Any], at: float) -> tuple[ThreadRead, ThreadFacts | None]:
+    def read(
+        self, payload: dict[str, Any], at: float, unanswered: ThreadRead | None = None
+    ) -> tuple[ThreadRead, ThreadFacts | None]:
+        """`payload` read at `at`. `unanswered`: the previous request of this conversation,
+        whose reply was never given (`analyze` without responses): a continuation naming an
+        unknown id is taken to continue it, the reply's tokens left out (said in the note)."""
         read = self.book.read(payload, at)
         if read.kind is None:
             return read, None
+        unheard = read.missing == "unknown" and unanswered is not None
+        if unanswered is not None and unheard and unanswered.kind is not None:
+            reply = {"id": read.previous_message_id, "content": []}
+            self.answered(unanswered, reply, unanswered.at)
+            read = self.book.read(payload, at)
+        unheard = unheard and read.missing is None
         sent = len(message_list(payload))
         whole = len(message_list(read.payload))
         if read.kind == "create":
@@ -82,6 +93,9 @@ class ThreadWatch:
             read.age,
             read.expires_in,
             self.book.idle_seconds,
+            note="the previous reply was not given: the thread is rebuilt without its tokens"
+            if unheard
+            else "",
         )
         return read, facts
 

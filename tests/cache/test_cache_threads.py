@@ -163,3 +163,16 @@ def test_thread_events_are_findings_of_the_audit() -> None:
         builder.add(analyzer.add(body, reply, at=at), body, at)
     found = [(f.code, f.index, f.involved) for f in builder.finish().findings if "thread" in f.code]
     assert found == [("thread_not_found", 1, ["msg_1"]), ("thread_replaced", 2, ["msg_1"])]
+
+
+def test_without_responses_a_continuation_continues_the_previous_request() -> None:
+    """`analyze(requests)` alone: the thread is rebuilt from the requests, the replies' tokens
+    left out and said so, never a standalone tiny request."""
+    requests = [_create("Plan the trip."), _continue("msg_1", "And the hotel?")]
+    requests.append(_continue("msg_2", "And the train?"))
+    report = analyze(requests, "anthropic", times=[0.0, 20.0, 50.0])
+    first, second, third = report.entries
+    assert third.thread is not None and (third.thread.sent, third.thread.whole) == (1, 5)
+    assert third.thread.age_seconds == 50.0 and "not given" in third.thread.note
+    assert second.cached_tokens >= first.written_tokens > 1500
+    assert third.cache_break is None and third.total_tokens > first.total_tokens
