@@ -63,7 +63,7 @@ class ThreadWatch:
             return read, None
         unheard = read.missing == "unknown" and unanswered is not None
         if unanswered is not None and unheard and unanswered.kind is not None:
-            reply = {"id": read.previous_message_id, "content": []}
+            reply: dict[str, Any] = {"id": read.previous_message_id, "content": []}
             self.answered(unanswered, reply, unanswered.at)
             read = self.book.read(payload, at)
         unheard = unheard and read.missing is None
