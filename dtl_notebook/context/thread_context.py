@@ -64,12 +64,6 @@ class ThreadRead:
     idle_seconds: float = THREAD_IDLE_SECONDS
 
     @property
-    def sent_messages(self) -> int:
-        """How many of `payload`'s messages the request itself carried."""
-        held = len(self.thread.messages) if self.thread is not None else 0
-        return len(self.payload.get("messages") or ()) - held
-
-    @property
     def age(self) -> float | None:
         """Seconds since the thread was created (None: not a continuation of a held one)."""
         return self.at - self.thread.created_at if self.thread is not None else None
@@ -89,9 +83,6 @@ class ThreadBook:
     def __init__(self, idle_seconds: float = THREAD_IDLE_SECONDS, limit: int = 1024) -> None:
         self.idle_seconds, self.limit = idle_seconds, limit
         self._held: OrderedDict[str, HeldThread] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._held)
 
     def get(self, message_id: str) -> HeldThread | None:
         return self._held.get(message_id)
