@@ -29,7 +29,9 @@ from dtl_notebook.cache.explain import (
     scaffolding_break,
 )
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
+from dtl_notebook.cache.session_head import session_head
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
@@ -56,7 +58,9 @@ __all__ = [
 class CacheAnalyzer:
     """Feeds requests in order and predicts each one's cache figures against the earlier ones.
     `keep=False` keeps only the latest entry in `entries` (an audit of a long capture in
-    bounded memory); `count` is the number of requests fed either way."""
+    bounded memory); `count` is the number of requests fed either way. `store`: the
+    scope-level cache it reads and writes (`PrefixStore`), shared with every analyzer of
+    the same organization's traffic; a fresh one where none is given."""
 
     def __init__(
         self,
@@ -64,12 +68,15 @@ class CacheAnalyzer:
         model: str | None = None,
         *,
         keep: bool = True,
+        store: PrefixStore | None = None,
         **overrides: Any,
     ) -> None:
         self.provider, self.model, self.overrides = provider, model, overrides
         self.entries: list[CacheEntry] = []
         self.keep, self.count = keep, 0
-        self._cache = PromptCache()
+        self._cache = PromptCache(store)
+        self.store = self._cache.store
+        self._conversation = self.store.new_conversation()
         self._previous: Earlier | None = None
         self._carried: Carried | None = None
         self._previous_deferred = False
@@ -99,7 +106,7 @@ class CacheAnalyzer:
         carried, self._carried = self._carried, None  # updated in place: unusable if this fails
         facts = carry(cache_view(ctx, settings_salt), deferred, carried)
         chain, cum = facts.chain, facts.cum
-        now = float(self.count) if at is None else at
+        now = self.store.now(at)
         points = breakpoint_segments(cache_marks(payload), facts) if rule.breakpoints else []
         hidden_tokens, unpredicted = shared_prefix(ctx, payload, rule)
         if rule.breakpoints:
@@ -153,9 +160,17 @@ class CacheAnalyzer:
             entry.change_savings = change_savings(
                 request.load_points, self._changes, ctx, rule, cached
             )
+        head = session_head(ctx, facts, payload, rule, self.store, now, self._conversation)
+        if previous is None:  # a new session: never a break, but it may lose a shared prefix
+            entry.shared_lost = head.lost(cached, rule)
+        head.keep()
+        ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
         if response is not None:
             self.answer(entry, response, payload)
-        ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
+            proved = entry.reported.cached if entry.reported else None
+            if proved is not None and proved > cached:  # the provider read it: it exists
+                keys = SegmentKeys(chain, cut, settings_salt) if rule.breakpoints else chain
+                self._cache.prove(ctx, facts, keys, rule, now, proved, payload)
         marked = [(cum[p], life) for p, life in points]
         entry.warmth = warmth_after(entry, rule, now, marked, ttl, self._gaps(now))
         if not self.keep:
@@ -166,6 +181,7 @@ class CacheAnalyzer:
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = deferred
         self._carried = facts
+        self.store.trim(now)
         return entry
 
     def _gaps(self, now: float) -> list[float]:
@@ -250,15 +266,17 @@ def analyze(
     model: str | None = None,
     responses: list[Any] | None = None,
     times: list[float] | None = None,
+    store: PrefixStore | None = None,
     **overrides: Any,
 ) -> CacheReport:
     """Predict cached, written and uncached tokens for each request, and explain breaks.
 
     `requests` are WireRequests or plain payload dicts (then pass `provider`); `responses`
-    (same length, None allowed) adds reported usage; `times` are send times in seconds.
+    (same length, None allowed) adds reported usage; `times` are send times in seconds;
+    `store`: the scope-level cache earlier traffic left (`PrefixStore`), a fresh one if None.
     """
     check_analyze_arguments(requests, provider, model, responses, times)
-    analyzer = CacheAnalyzer(provider, model, **overrides)
+    analyzer = CacheAnalyzer(provider, model, store=store, **overrides)
     for i, request in enumerate(requests):
         response = responses[i] if responses and i < len(responses) else None
         analyzer.add(request, response, times[i] if times else None)
@@ -269,16 +287,22 @@ def analyze_conversations(
     requests: list[dict[str, Any]],
     provider: str,
     responses: list[Any],
+    store: PrefixStore | None = None,
     **overrides: Any,
 ) -> CacheReport:
     """`analyze` of one provider's traffic in arrival order, each request compared only with
     its own conversation's earlier requests (`conversation_key`): a new session or an
-    interleaved parallel agent is never a break. Entries are numbered in arrival order."""
+    interleaved parallel agent is never a break. The cache itself is the scope's
+    (`PrefixStore`, shared by every conversation): a session that repeats a prefix another
+    wrote reads it. Entries are numbered in arrival order."""
     check_analyze_arguments(requests, provider, None, responses, None)
+    store = store if store is not None else PrefixStore()
     analyzers: dict[str, CacheAnalyzer] = {}
     entries: list[CacheEntry] = []
     names = conversation_names((provider, r, a) for r, a in zip(requests, responses, strict=True))
     for request, response, name in zip(requests, responses, names, strict=True):
-        analyzer = analyzers.setdefault(name, CacheAnalyzer(provider, **overrides))
+        analyzer = analyzers.get(name)
+        if analyzer is None:
+            analyzer = analyzers[name] = CacheAnalyzer(provider, store=store, **overrides)
         entries.append(replace(analyzer.add(request, response), index=len(entries)))
     return CacheReport(entries)

@@ -75,6 +75,12 @@ class FindingsBuilder:
                 self.out.findings.append(Finding(found.code, found.where, found.involved, k, name))
         if entry.cache_break is not None:
             self.out.findings.append(break_finding(entry.cache_break, k, name))
+        lost = entry.shared_lost
+        if lost is not None:
+            why = [lost.part, f"{lost.tokens} tokens"]
+            self.out.findings.append(
+                Finding("shared_prefix_lost", lost.where, why, k, name, lost.tokens)
+            )
         self._usage_findings(entry, at)
         self._hits.add(entry)
         self._previous = (entry, at)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from dtl_notebook.cache.change_savings import ChangeSaving
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis
 from dtl_notebook.cache.explain import CacheBreak
+from dtl_notebook.cache.prefix_store import LostPrefix
 from dtl_notebook.cache.reported import Usage
 from dtl_notebook.cache.warmth import Warmth
 from dtl_notebook.context.model import ModelContext
@@ -45,6 +46,9 @@ class CacheEntry:
     # what the request left warm in the cache, until when, and whether that lasts to the
     # next likely request (send times from `CacheAnalyzer.add(at=...)`)
     warmth: Warmth | None = None
+    # a session's first request that departs from the prefix another session of the scope
+    # left warm (`session_head`): not a break, a finding of its own
+    shared_lost: LostPrefix | None = None
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""

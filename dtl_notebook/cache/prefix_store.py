@@ -1,0 +1,154 @@
+"""The provider's prompt cache at the level it really lives: a scope, not a conversation.
+
+Any request of one scope reads a prefix that any earlier request of that scope wrote within
+its lifetime (`retention`): subagents, title requests, re-runs and a second session of one
+agent all share it. A scope is, per provider's page:
+
+- Anthropic: the organization and the model (workspace-isolated since 2026; one store is
+  one organization: a store never sees a key, so traffic of two organizations needs two
+  stores), https://docs.claude.com/en/docs/build-with-claude/prompt-caching;
+- OpenAI: the model and the routing of `prompt_cache_key` (requests are routed by a hash of
+  the prompt's start and the key), best effort: a prefix may be evicted early, or a request
+  routed to a machine that does not hold it, https://platform.openai.com/docs/guides/prompt-caching;
+- others: the model.
+
+The store keeps what was written under each scope (chain hash -> lifetime), the continuation
+text after each prefix, the ends of earlier requests, and each scope's latest leading part
+(tools and system) so a new session that loses it is a finding. Memory is bounded: past
+`max_prefixes` entries, expired ones go first, then the oldest written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Lifetime", "LostPrefix", "PrefixStore", "Scope", "SessionHead"]
+
+# the scope label of each provider, written once: what a prediction's `scope` says
+SCOPE_WORDS = {
+    "anthropic": "organization and model",
+    "openai": "model and prompt_cache_key routing, best effort",
+}
+_FAMILY = {"openai-responses": "openai", "openai-chat": "openai"}
+
+
+@dataclass
+class Lifetime:
+    """When a cache entry was last written or read, and how long it lives after that."""
+
+    written_at: float
+    ttl: float
+
+    def alive(self, now: float) -> bool:
+        return now - self.written_at <= self.ttl
+
+
+@dataclass(frozen=True)
+class SessionHead:
+    """The leading part (before the messages) of a scope's latest request: its chain keys,
+    running token totals and each segment's source path, and until when it is warm."""
+
+    keys: tuple[str, ...]
+    cum: tuple[int, ...]
+    sources: tuple[str, ...]
+    texts: frozenset[int]  # each segment's text hash: what two heads have in common
+    lifetime: Lifetime
+    conversation: int  # which analyzer wrote it: a conversation does not lose its own head
+
+
+@dataclass(frozen=True)
+class LostPrefix:
+    """A leading prefix another session of the scope left warm that this session's first
+    request does not read: how many tokens, where the requests first differ, in which part."""
+
+    tokens: int
+    where: str
+    part: str
+
+
+@dataclass
+class Scope:
+    """What the requests of one scope wrote."""
+
+    written: dict[str, Lifetime] = field(default_factory=dict)  # chain hash -> lifetime
+    prefix: dict[str, tuple[int, str]] = field(default_factory=dict)  # chain -> tokens, next
+    ends: set[str] = field(default_factory=set)  # chain hashes at the end of earlier requests
+    head: SessionHead | None = None
+
+    def put(self, key: str, lifetime: Lifetime) -> None:
+        """Write (or refresh) `key`; the latest written moves last, so trimming drops the
+        oldest first."""
+        self.written.pop(key, None)
+        self.written[key] = lifetime
+
+    def live(self, key: str, now: float) -> tuple[Lifetime | None, bool]:
+        """(the entry of `key` alive at `now` or None, whether one was there but expired)."""
+        hit = self.written.get(key)
+        if hit is None:
+            return None, False
+        return (hit, False) if hit.alive(now) else (None, True)
+
+    def _drop(self, keys: list[str]) -> None:
+        for key in keys:
+            del self.written[key]
+            self.prefix.pop(key, None)
+            self.ends.discard(key)
+
+
+class PrefixStore:
+    """Written prefixes keyed by scope, with expiry, in bounded memory. Pass one store to
+    every `CacheAnalyzer` that sends to the same organization (or OpenAI project)."""
+
+    def __init__(self, max_prefixes: int = 200_000) -> None:
+        if not isinstance(max_prefixes, int) or max_prefixes < 1:
+            raise ValueError(f"max_prefixes must be a positive int, got {max_prefixes!r}")
+        self.max_prefixes = max_prefixes
+        self.scopes: dict[tuple[str, str, str], Scope] = {}
+        self._sequence = 0.0  # the clock of requests fed without a send time
+        self._conversations = 0
+
+    def scope(self, provider: str, model: str, routing_key: str = "") -> Scope:
+        """The scope of a request to `provider`'s `model` under `routing_key` (OpenAI's
+        `prompt_cache_key`; ignored where the provider does not route by it)."""
+        family = _FAMILY.get(provider, provider)
+        key = (family, model, routing_key if family == "openai" else "")
+        found = self.scopes.get(key)
+        if found is None:
+            found = self.scopes[key] = Scope()
+        return found
+
+    def now(self, at: float | None) -> float:
+        """The time of the next request: `at` where given, else one second after the
+        previous request fed without one (a shared clock for every analyzer of the store)."""
+        if at is not None:
+            return at
+        now, self._sequence = self._sequence, self._sequence + 1.0
+        return now
+
+    def new_conversation(self) -> int:
+        """A number for one more analyzer reading this store."""
+        self._conversations += 1
+        return self._conversations
+
+    def size(self) -> int:
+        return sum(len(s.written) for s in self.scopes.values())
+
+    def trim(self, now: float) -> None:
+        """Keep at most `max_prefixes` entries: expired ones go first, then the oldest."""
+        if self.size() <= self.max_prefixes:
+            return
+        for scope in self.scopes.values():
+            scope._drop([k for k, life in scope.written.items() if not life.alive(now)])
+        excess = self.size() - self.max_prefixes
+        for scope in sorted(self.scopes.values(), key=lambda s: -len(s.written)):
+            if excess <= 0:
+                break
+            oldest = list(scope.written)[: min(excess, len(scope.written))]
+            scope._drop(oldest)
+            excess -= len(oldest)
+        self.scopes = {k: s for k, s in self.scopes.items() if s.written or s.head}
+
+
+def scope_words(provider: str) -> str:
+    """What one scope of `provider`'s cache is, in words (the label of a prediction)."""
+    return SCOPE_WORDS.get(_FAMILY.get(provider, provider), "model")
