@@ -17,7 +17,7 @@ from dtl_notebook.cache.change_savings import change_savings
 from dtl_notebook.cache.codes import capabilities
 from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.diagnostics import agreement, provider_diagnosis
-from dtl_notebook.cache.entries import CacheEntry, CacheReport
+from dtl_notebook.cache.entries import CacheEntry, CacheReport, disagreement
 from dtl_notebook.cache.explain import (
     SYSTEM_KINDS,
     TOOL_KINDS,
@@ -31,9 +31,9 @@ from dtl_notebook.cache.explain import (
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
-from dtl_notebook.cache.session_head import session_head
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import request_ttl
+from dtl_notebook.cache.session_head import session_head
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
 from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
 from dtl_notebook.context.input_transformations import as_seen
@@ -169,8 +169,8 @@ class CacheAnalyzer:
             self.answer(entry, response, payload)
             proved = entry.reported.cached if entry.reported else None
             if proved is not None and proved > cached:  # the provider read it: it exists
-                keys = SegmentKeys(chain, cut, settings_salt) if rule.breakpoints else chain
-                self._cache.prove(ctx, facts, keys, rule, now, proved, payload)
+                salted = SegmentKeys(chain, cut if rule.breakpoints else len(chain), settings_salt)
+                self._cache.prove(ctx, facts, salted, rule, now, proved, payload)
         marked = [(cum[p], life) for p, life in points]
         entry.warmth = warmth_after(entry, rule, now, marked, ttl, self._gaps(now))
         if not self.keep:
@@ -195,7 +195,7 @@ class CacheAnalyzer:
         rule = cache_rule(entry.provider, entry.model, **self.overrides)
         brk = entry.cache_break
         entry.reported = reported_usage(response, entry.provider)
-        entry.disagreement = _disagreement(entry, rule)
+        entry.disagreement = disagreement(entry, rule)
         entry.diagnosis = provider_diagnosis(response, entry.provider, payload)
         entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
 
@@ -239,25 +239,6 @@ def _deferred_names(payload: dict[str, Any]) -> Iterator[str]:
     for tool in tools if isinstance(tools, list) else ():
         if isinstance(tool, dict) and tool.get("defer_loading") is True:
             yield str(tool.get("name"))
-
-
-def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:
-    if entry.reported is None or entry.reported.cached is None:
-        return None
-    tolerance = max(rule.granularity, int(0.1 * max(entry.total_tokens, 1)))
-    gap = entry.reported.cached - entry.cached_tokens
-    if abs(gap) <= tolerance:
-        return None
-    why = (
-        f"; the hidden prompt of {', '.join(entry.shared_unpredicted)} (size not published) is "
-        "read from the cache across conversations and is not in the prediction"
-        if gap > 0 and entry.shared_unpredicted
-        else ""
-    )
-    return (
-        f"predicted {entry.cached_tokens} cached tokens, the provider reported "
-        f"{entry.reported.cached} ({'+' if gap > 0 else ''}{gap}){why}"
-    )
 
 
 def analyze(

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from dtl_notebook.cache.change_savings import ChangeSaving
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis
 from dtl_notebook.cache.explain import CacheBreak
+from dtl_notebook.cache.prefix_rules import CacheRule
 from dtl_notebook.cache.prefix_store import LostPrefix
 from dtl_notebook.cache.reported import Usage
 from dtl_notebook.cache.warmth import Warmth
 from dtl_notebook.context.model import ModelContext
 
-__all__ = ["CacheEntry", "CacheReport"]
+__all__ = ["CacheEntry", "CacheReport", "disagreement"]
 
 
 @dataclass(repr=False)
@@ -85,3 +86,23 @@ class CacheReport:
     @property
     def breaks(self) -> list[CacheEntry]:
         return [e for e in self.entries if e.cache_break is not None]
+
+
+def disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:
+    """How far the reported cached tokens are from the prediction, where beyond tolerance."""
+    if entry.reported is None or entry.reported.cached is None:
+        return None
+    tolerance = max(rule.granularity, int(0.1 * max(entry.total_tokens, 1)))
+    gap = entry.reported.cached - entry.cached_tokens
+    if abs(gap) <= tolerance:
+        return None
+    why = (
+        f"; the hidden prompt of {', '.join(entry.shared_unpredicted)} (size not published) is "
+        "read from the cache across conversations and is not in the prediction"
+        if gap > 0 and entry.shared_unpredicted
+        else ""
+    )
+    return (
+        f"predicted {entry.cached_tokens} cached tokens, the provider reported "
+        f"{entry.reported.cached} ({'+' if gap > 0 else ''}{gap}){why}"
+    )

@@ -140,7 +140,7 @@ class PromptCache:
         self,
         ctx: ModelContext,
         facts: Carried,
-        keys: SegmentKeys | list[str],
+        keys: SegmentKeys,
         rule: CacheRule,
         now: float,
         read: int,
