@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.store_queue import Event, Finished
 from dtl_notebook.proxy.worker import Worker
@@ -31,6 +32,9 @@ class Summary:
     def __init__(self, emit: Callable[[str], None] = print) -> None:
         self.emit = emit
         self._analyzers: OrderedDict[str, CacheAnalyzer] = OrderedDict()
+        # one cache scope for all the proxy's traffic: one organization per proxy (a key is
+        # never kept, so two organizations' traffic cannot be told apart)
+        self._store = PrefixStore()
         self._worker = Worker(self._line, "dtl-proxy-summary", size=256)
 
     def __call__(self, event: Event) -> None:
@@ -66,14 +70,15 @@ class Summary:
         return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
     def _predict(self, finished: Finished) -> tuple[str, str | None, str | None]:
-        """The prediction against the conversation's earlier answered requests: figures,
+        """The prediction against the scope's earlier answered requests (the conversation's
+        for its breaks): figures,
         the break cause, and the provider's own diagnosis (agreeing or not) where it gave
         one."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
         if analyzer is None:
-            analyzer = self._analyzers[name] = CacheAnalyzer(provider)
+            analyzer = self._analyzers[name] = CacheAnalyzer(provider, store=self._store)
             while len(self._analyzers) > ANALYZERS_KEPT:
                 self._analyzers.popitem(last=False)
         self._analyzers.move_to_end(name)
