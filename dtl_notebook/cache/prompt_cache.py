@@ -9,7 +9,7 @@ from dtl_notebook.cache.carry import Carried
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace
 from dtl_notebook.cache.prefix_store import Lifetime, PrefixStore
 from dtl_notebook.cache.retention import request_ttl
-from dtl_notebook.context.model import ModelContext
+from dtl_notebook.context.model import ModelContext, Segment
 from dtl_notebook.context.tokens import encoding_for
 
 __all__ = ["PromptCache", "SegmentKeys"]
@@ -106,6 +106,11 @@ class PromptCache:
                 expired = gone
                 break
             matched, common = i, cum[i]
+        # where an earlier request ended, the output its call generated follows
+        ended = matched >= 0 and chain[matched] in space.ends
+        if rule.output_items and not rule.reports_writes and ended:
+            matched = _generated_run(ctx.segments, matched, rule.output_items)
+            common = cum[matched]
         if not rule.reports_writes and matched + 1 < len(ctx.segments):
             # a common prefix can end inside the next segment
             following = space.prefix.get(chain[matched] if matched >= 0 else "")
@@ -164,6 +169,22 @@ class PromptCache:
                 scope.put(keys[i], lifetime)
         if rule.reports_writes:
             scope.ends.add(keys[last])
+
+
+def _generated_run(segments: list[Segment], end: int, items: tuple[str, ...]) -> int:
+    """The last of the items right after `end` (an earlier request's end) that its call
+    generated: reasoning, function calls, the assistant's message. The provider cached them
+    with that request's prefix when the call ended (`data/generated.json`), where the run
+    starts with `items[0]` (reasoning: what the measurement and the provider's page show)."""
+    last = end
+    for segment in segments[end + 1 :]:
+        label = "message" if segment.label == "assistant" else segment.label
+        if segment.role != "assistant" or segment.kind != "message" or label not in items:
+            break
+        if last == end and label != items[0]:
+            return end
+        last += 1
+    return last
 
 
 def _common_chars(a: str, b: str) -> int:
