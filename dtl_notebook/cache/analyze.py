@@ -30,7 +30,7 @@ from dtl_notebook.cache.explain import (
 )
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
 from dtl_notebook.cache.prefix_store import PrefixStore
-from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
+from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys, generated_run
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.cache.session_head import session_head
@@ -123,6 +123,10 @@ class CacheAnalyzer:
             )
         total = cum[-1] if cum else 0
         best = previous.best(rule) if previous else 0
+        if previous is not None and rule.output_items and facts.shared >= previous.size > 0:
+            # what the previous call generated, sent back, is cached with its prefix
+            end = generated_run(ctx.segments, previous.size - 1, rule.output_items)
+            best = max(best, rule.floor(cum[end]))
         setting = None
         if previous is not None and previous.context.model == ctx.model:
             setting = changed_setting(ctx.provider, previous.settings, settings)
@@ -148,7 +152,7 @@ class CacheAnalyzer:
             cached,
             written,
             total - cached - written,
-            best,
+            max(best, cached),  # the scope may hold more than the previous request left
             brk,
             ctx,
             below_minimum=f"{total} < {rule.min_tokens} tokens"

@@ -12,7 +12,7 @@ from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.context.model import ModelContext, Segment
 from dtl_notebook.context.tokens import encoding_for
 
-__all__ = ["PromptCache", "SegmentKeys"]
+__all__ = ["PromptCache", "SegmentKeys", "generated_run"]
 
 
 class SegmentKeys:
@@ -109,7 +109,7 @@ class PromptCache:
         # where an earlier request ended, the output its call generated follows
         ended = matched >= 0 and chain[matched] in space.ends
         if rule.output_items and not rule.reports_writes and ended:
-            matched = _generated_run(ctx.segments, matched, rule.output_items)
+            matched = generated_run(ctx.segments, matched, rule.output_items)
             common = cum[matched]
         if not rule.reports_writes and matched + 1 < len(ctx.segments):
             # a common prefix can end inside the next segment
@@ -171,7 +171,7 @@ class PromptCache:
             scope.ends.add(keys[last])
 
 
-def _generated_run(segments: list[Segment], end: int, items: tuple[str, ...]) -> int:
+def generated_run(segments: list[Segment], end: int, items: tuple[str, ...]) -> int:
     """The last of the items right after `end` (an earlier request's end) that its call
     generated: reasoning, function calls, the assistant's message. The provider cached them
     with that request's prefix when the call ended (`data/generated.json`), where the run
