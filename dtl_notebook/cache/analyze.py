@@ -29,7 +29,7 @@ from dtl_notebook.cache.explain import (
     scaffolding_break,
 )
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
-from dtl_notebook.cache.prefix_store import PrefixStore
+from dtl_notebook.cache.prefix_store import PrefixStore, scope_words
 from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys, generated_run
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import request_ttl
@@ -165,6 +165,7 @@ class CacheAnalyzer:
                 request.load_points, self._changes, ctx, rule, cached
             )
         head = session_head(ctx, facts, payload, rule, self.store, now, self._conversation)
+        entry.scope = scope_words(ctx.provider)
         if previous is None:  # a new session: never a break, but it may lose a shared prefix
             entry.shared_lost = head.lost(cached, rule)
         head.keep()

@@ -50,6 +50,9 @@ class CacheEntry:
     # a session's first request that departs from the prefix another session of the scope
     # left warm (`session_head`): not a break, a finding of its own
     shared_lost: LostPrefix | None = None
+    # what the prediction read from: the provider's cache scope, in words, with how sure it is
+    # ("model and prompt_cache_key routing, best effort"); `prefix_store.scope_words`
+    scope: str = ""
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""

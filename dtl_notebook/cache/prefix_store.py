@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Lifetime", "LostPrefix", "PrefixStore", "Scope", "SessionHead"]
+__all__ = ["Lifetime", "LostPrefix", "PrefixStore", "Scope", "SessionHead", "scope_words"]
 
 # the scope label of each provider, written once: what a prediction's `scope` says
 SCOPE_WORDS = {

@@ -234,3 +234,10 @@ def test_the_store_stays_within_its_bound_expired_entries_first() -> None:
     assert latest.entries[1].cached_tokens > 1024  # the newest entries are the ones kept
     with pytest.raises(ValueError, match="max_prefixes"):
         PrefixStore(max_prefixes=0)
+
+
+def test_each_prediction_names_its_scope_and_how_sure_it_is() -> None:
+    openai = analyze([responses("fix the tests", "agent")], "openai-responses").entries[0]
+    assert openai.scope == "model and prompt_cache_key routing, best effort"
+    anthropic = analyze(session("fix the tests", 1), "anthropic").entries[0]
+    assert anthropic.scope == "organization and model"
