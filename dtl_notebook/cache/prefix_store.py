@@ -99,7 +99,7 @@ class PrefixStore:
     """Written prefixes keyed by scope, with expiry, in bounded memory. Pass one store to
     every `CacheAnalyzer` that sends to the same organization (or OpenAI project)."""
 
-    def __init__(self, max_prefixes: int = 200_000) -> None:
+    def __init__(self, max_prefixes: int = 100_000) -> None:
         if not isinstance(max_prefixes, int) or max_prefixes < 1:
             raise ValueError(f"max_prefixes must be a positive int, got {max_prefixes!r}")
         self.max_prefixes = max_prefixes
@@ -134,12 +134,13 @@ class PrefixStore:
         return sum(len(s.written) for s in self.scopes.values())
 
     def trim(self, now: float) -> None:
-        """Keep at most `max_prefixes` entries: expired ones go first, then the oldest."""
+        """Keep at most `max_prefixes` entries: expired ones go first, then the oldest, down
+        to nine tenths of the bound (so a store at its bound is not swept on every request)."""
         if self.size() <= self.max_prefixes:
             return
         for scope in self.scopes.values():
             scope._drop([k for k, life in scope.written.items() if not life.alive(now)])
-        excess = self.size() - self.max_prefixes
+        excess = self.size() - self.max_prefixes * 9 // 10
         for scope in sorted(self.scopes.values(), key=lambda s: -len(s.written)):
             if excess <= 0:
                 break

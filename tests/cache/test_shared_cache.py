@@ -23,8 +23,10 @@ from dtl_notebook.cache.analyze import CacheAnalyzer, analyze, analyze_conversat
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.cache.stream_audit import audit_stream
 from dtl_notebook.context.model import model_context
+from tests.cache.test_conversation_identity import claude_code
 
 JSON = dict[str, Any]
+VERSIONS = ("2.1.216", "2.1.240")  # Claude Code templates in ../shared/fixtures/real/claude-code
 EPH = {"type": "ephemeral"}
 SYSTEM = "You are a careful coding agent. " + "Follow the house rules for every change. " * 160
 
@@ -241,3 +243,23 @@ def test_each_prediction_names_its_scope_and_how_sure_it_is() -> None:
     assert openai.scope == "model and prompt_cache_key routing, best effort"
     anthropic = analyze(session("fix the tests", 1), "anthropic").entries[0]
     assert anthropic.scope == "organization and model"
+
+
+def test_claude_code_upgraded_between_two_runs_loses_its_shared_prefix(
+    real_recordings: Path,
+) -> None:
+    """Claude Code 2.1.216 then 2.1.240 (their real system prompt and tools, askalf/dario):
+    the second run's first request misses the whole prefix the first run left warm; two runs
+    of one version share it."""
+    folder = real_recordings / "claude-code"
+    old, new = (json.loads((folder / f"template-{v}.json").read_text()) for v in VERSIONS)
+    upgraded = claude_code(old, "s1", 2) + claude_code(new, "s2", 2)
+    report = analyze_conversations(upgraded, "anthropic", [None] * 4)
+    lost = report.entries[2].shared_lost
+    assert lost is not None and lost.part == "tools" and lost.tokens > 30_000
+    assert [e.cache_break for e in report.entries] == [None] * 4
+    same = analyze_conversations(
+        claude_code(new, "s1", 2) + claude_code(new, "s2", 2), "anthropic", [None] * 4
+    )
+    assert same.entries[2].shared_lost is None
+    assert same.entries[2].cached_tokens == same.entries[0].written_tokens  # read it all
