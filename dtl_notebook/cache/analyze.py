@@ -274,21 +274,24 @@ def analyze_conversations(
     provider: str,
     responses: list[Any],
     store: PrefixStore | None = None,
+    times: list[float] | None = None,
     **overrides: Any,
 ) -> CacheReport:
     """`analyze` of one provider's traffic in arrival order, each request compared only with
     its own conversation's earlier requests (`conversation_key`): a new session or an
     interleaved parallel agent is never a break. The cache itself is the scope's
     (`PrefixStore`, shared by every conversation): a session that repeats a prefix another
-    wrote reads it. Entries are numbered in arrival order."""
-    check_analyze_arguments(requests, provider, None, responses, None)
+    wrote reads it, within its lifetime by `times` (send times in seconds; None: one second
+    apart). Entries are numbered in arrival order."""
+    check_analyze_arguments(requests, provider, None, responses, times)
     store = store if store is not None else PrefixStore()
     analyzers: dict[str, CacheAnalyzer] = {}
     entries: list[CacheEntry] = []
     names = conversation_names((provider, r, a) for r, a in zip(requests, responses, strict=True))
-    for request, response, name in zip(requests, responses, names, strict=True):
+    sent: list[float | None] = list(times) if times is not None else [None] * len(requests)
+    for request, response, name, at in zip(requests, responses, names, sent, strict=True):
         analyzer = analyzers.get(name)
         if analyzer is None:
             analyzer = analyzers[name] = CacheAnalyzer(provider, store=store, **overrides)
-        entries.append(replace(analyzer.add(request, response), index=len(entries)))
+        entries.append(replace(analyzer.add(request, response, at), index=len(entries)))
     return CacheReport(entries)

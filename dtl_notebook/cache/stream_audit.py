@@ -60,8 +60,8 @@ def audit_stream(path: str | Path) -> list[ConversationFindings]:
             analyzers[provider, name] = (CacheAnalyzer(provider, keep=False, store=store), builder)
         analyzer, findings = analyzers[provider, name]
         context = model_context(exchange.request, provider)
-        entry = analyzer.add(exchange.request, response, context=context)
-        findings.add(entry, exchange.request, context=context)
+        entry = analyzer.add(exchange.request, response, exchange.at, context=context)
+        findings.add(entry, exchange.request, exchange.at, context=context)
     if empty:
         raise CaptureError(f"{path}: no provider requests")
     return _groups(path, providers, analyzers, left_out)

@@ -11,18 +11,24 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtl_notebook.__main__ import main
 from dtl_notebook.cache.analyze import CacheAnalyzer, analyze, analyze_conversations
+from dtl_notebook.cache.audit import audit_capture
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.cache.stream_audit import audit_stream
 from dtl_notebook.context.model import model_context
+from dtl_notebook.live.emulator.server import EmulatorServer
+from dtl_notebook.proxy import Proxy
 from tests.cache.test_conversation_identity import claude_code
 
 JSON = dict[str, Any]
@@ -263,3 +269,30 @@ def test_claude_code_upgraded_between_two_runs_loses_its_shared_prefix(
     )
     assert same.entries[2].shared_lost is None
     assert same.entries[2].cached_tokens == same.entries[0].written_tokens  # read it all
+
+
+def _through_proxy(tmp_path: Path, bodies: list[JSON]) -> Path:
+    store = tmp_path / "runs.sqlite"
+    with (
+        EmulatorServer() as emulator,
+        Proxy(store=store, port=0, upstream_anthropic=emulator.url) as proxy,
+    ):
+        with httpx2.Client(base_url=proxy.url, headers={"x-api-key": "sk-ant-test"}) as client:
+            for body in bodies:
+                assert client.post("/v1/messages", json=body).status_code == 200
+        assert proxy.recorder is not None and proxy.recorder.wait(2)
+    return store
+
+
+def test_a_proxy_store_is_audited_on_its_own_clock(tmp_path: Path) -> None:
+    """Two runs of one agent through the proxy: read as sent, the second run's first request
+    reads the first run's prefix; with the second run an hour later, that prefix expired."""
+    store = _through_proxy(tmp_path, session("fix the tests", 2) + session("write the docs", 2))
+    assert audit_capture(store)["anthropic"].entries[2].cached_tokens > 1024
+    with closing(sqlite3.connect(store)) as db, db:
+        db.execute("UPDATE exchanges SET started = started + 3600 WHERE number > 2")
+    later = audit_capture(store)["anthropic"].entries
+    assert later[2].cached_tokens == 0 and later[2].shared_lost is None
+    assert later[3].cached_tokens > 1024  # the second run's own prefix, seconds old
+    codes = {f.code for g in audit_stream(store) for f in g.findings}
+    assert "shared_prefix_lost" not in codes and "history_rewritten" not in codes
