@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
