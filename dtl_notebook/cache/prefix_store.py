@@ -76,9 +76,7 @@ class Scope:
     head: SessionHead | None = None
 
     def put(self, key: str, lifetime: Lifetime) -> None:
-        """Write (or refresh) `key`; the latest written moves last, so trimming drops the
-        oldest first."""
-        self.written.pop(key, None)
+        """Write (or refresh) `key`."""
         self.written[key] = lifetime
 
     def live(self, key: str, now: float) -> tuple[Lifetime | None, bool]:
@@ -141,12 +139,15 @@ class PrefixStore:
         for scope in self.scopes.values():
             scope._drop([k for k, life in scope.written.items() if not life.alive(now)])
         excess = self.size() - self.max_prefixes * 9 // 10
-        for scope in sorted(self.scopes.values(), key=lambda s: -len(s.written)):
-            if excess <= 0:
-                break
-            oldest = list(scope.written)[: min(excess, len(scope.written))]
-            scope._drop(oldest)
-            excess -= len(oldest)
+        if excess > 0:  # the least recently written or read go (a run refreshes in place)
+            by_age = sorted(
+                (life.written_at, n, key)
+                for n, scope in enumerate(self.scopes.values())
+                for key, life in scope.written.items()
+            )
+            scopes = list(self.scopes.values())
+            for _, n, key in by_age[:excess]:
+                scopes[n]._drop([key])
         self.scopes = {k: s for k, s in self.scopes.items() if s.written or s.head}
 
 
