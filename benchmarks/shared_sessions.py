@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from cache_workload import Outcome, Strategy, row, script_steps, workload_session
-from workload_script import Turn, conversation
+from cache_workload import SYSTEM, Outcome, Strategy, row, workload_session
+from workload_script import TARGETS, Turn, conversation
+from workloads import arguments_for
 
-from dtl_notebook import Tool
+from dtl_notebook import Session, Tool
 from dtl_notebook.cache.prefix_store import PrefixStore
+from dtl_notebook.demo import core_tool_names
 from dtl_notebook.live import Agent
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.emulator.policies import ScriptedPolicy
@@ -52,14 +54,41 @@ class SharedEmulator:
 
 def _turns(tools: list[Tool]) -> dict[str, list[Turn]]:
     """Each session's turns: the main session's first four, two each for the subagents, and
-    the main session's again for the re-run."""
-    turns = conversation(tools)
+    the main session's again for the re-run. A catalog without the demo workload's tools
+    (the change-heavy one) has its own tools called in order."""
+    names = {t.name for t in tools}
+    if all(target in names for target, _, _ in TARGETS):
+        turns = conversation(tools)
+    else:
+        turns = [Turn(f"Please run {t.name}.", t.name, arguments_for(t), None) for t in tools]
     return {
         "main": turns[:4],
         "subagent 1": turns[4:6],
         "subagent 2": turns[6:8],
         "re-run of main": turns[:4],
     }
+
+
+def _session(tools: list[Tool], strategy: Strategy) -> Session:
+    """The demo workload's session where its core tools are in the catalog, else the
+    change-heavy workload's (only tool_search active)."""
+    if set(core_tool_names()) <= {t.name for t in tools}:
+        return workload_session(tools, strategy)
+    return Session(system=SYSTEM, tools=tools, active=["tool_search"], search="bm25")
+
+
+def _steps(session: Session, turns: list[Turn]) -> list[dict[str, Any]]:
+    """The emulated model's steps for one session: a search first for every tool this
+    session has not found yet (what another session found is not in its tools), then the
+    call and the answer."""
+    steps: list[dict[str, Any]] = []
+    found = set(session.active_tools)
+    for turn in turns:
+        if turn.tool not in found:
+            steps.append({"search": turn.query or session.registry[turn.tool].description})
+            found.add(turn.tool)
+        steps += [{"call": turn.tool, "arguments": turn.arguments}, {"text": f"Done: {turn.tool}."}]
+    return steps
 
 
 def run_shared(tools: list[Tool], strategy: Strategy) -> Outcome:
@@ -69,7 +98,7 @@ def run_shared(tools: list[Tool], strategy: Strategy) -> Outcome:
     payloads, entries, refused, starts = [], [], 0, []
     for turns in _turns(tools).values():
         starts.append(len(entries))
-        session = workload_session(tools, strategy)
+        session = _session(tools, strategy)
         agent = Agent(
             session,
             strategy.provider,
@@ -80,7 +109,7 @@ def run_shared(tools: list[Tool], strategy: Strategy) -> Outcome:
             prefix_store=store,
             **strategy.options,
         )
-        transport.emulator.policy = ScriptedPolicy(script_steps(turns, strategy))
+        transport.emulator.policy = ScriptedPolicy(_steps(session, turns))
         for turn in turns:
             agent.run(turn.text)
         payloads += [s.request.payload for s in agent.steps]
