@@ -9,6 +9,7 @@ import pytest
 from dtl_notebook import Session
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live import Agent
+from dtl_notebook.live.emulator import Emulator
 from tests.support.scenario import LONG_SYSTEM
 from tests.support.tools import make_tools
 
@@ -50,3 +51,28 @@ def test_agents_in_separate_scopes_share_nothing() -> None:
 def test_a_prefix_store_of_another_type_is_named() -> None:
     with pytest.raises(TypeError, match="prefix_store"):
         _agent(Clock(), "shared")  # type: ignore[arg-type]
+
+
+def _responses(user: str, key: str, model: str = "gpt-5") -> dict[str, object]:
+    return {
+        "model": model,
+        "instructions": LONG_SYSTEM * 20,
+        "input": [{"role": "user", "content": user}],
+        "prompt_cache_key": key,
+    }
+
+
+def _cached(body: dict[str, object]) -> int:
+    usage = body["usage"]
+    assert isinstance(usage, dict)
+    return int(usage["input_tokens_details"]["cached_tokens"])
+
+
+def test_the_emulator_shares_its_cache_by_scope_as_the_provider_does() -> None:
+    """A second conversation reads what the first wrote under the same model and
+    prompt_cache_key; another key or another model reads nothing."""
+    emulator = Emulator("openai-responses")
+    assert _cached(emulator.respond(_responses("list the files", "agent"))) == 0
+    assert _cached(emulator.respond(_responses("read the readme", "agent"))) > 1024
+    assert _cached(emulator.respond(_responses("read the readme", "other"))) == 0
+    assert _cached(emulator.respond(_responses("read the readme", "agent", "gpt-5-mini"))) == 0
