@@ -66,14 +66,13 @@ class Summary:
         reported = reported_usage(finished.response, str(values["provider"]))
         predicted, cause, diagnosis = self._predict(finished)
         parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
-        parts += [f"break: {cause}"] if cause else []
+        parts += [cause] if cause else []
         return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
     def _predict(self, finished: Finished) -> tuple[str, str | None, str | None]:
         """The prediction against the scope's earlier answered requests (the conversation's
-        for its breaks): figures,
-        the break cause, and the provider's own diagnosis (agreeing or not) where it gave
-        one."""
+        for its breaks): figures, the break (or a new session's lost shared prefix), and the
+        provider's own diagnosis (agreeing or not) where it gave one."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
@@ -89,7 +88,10 @@ class Summary:
             return f"unavailable ({type(exc).__name__})", None, None
         analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
-        cause = entry.cache_break.cause if entry.cache_break else None
+        cause = f"break: {entry.cache_break.cause}" if entry.cache_break else None
+        lost = entry.shared_lost
+        if lost is not None:  # a new session, never a break: what it lost of the scope's
+            cause = f"shared_prefix_lost: {lost.tokens} tokens at {lost.where}"
         diagnosis = entry.diagnosis
         said = f"{diagnosis} ({entry.diagnosis_agreement})" if diagnosis else None
         return _figures(usage), cause, said

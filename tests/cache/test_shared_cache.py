@@ -28,7 +28,7 @@ from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.cache.stream_audit import audit_stream
 from dtl_notebook.context.model import model_context
 from dtl_notebook.live.emulator.server import EmulatorServer
-from dtl_notebook.proxy import Proxy
+from dtl_notebook.proxy import Proxy, Summary
 from tests.cache.test_conversation_identity import claude_code
 
 JSON = dict[str, Any]
@@ -296,3 +296,24 @@ def test_a_proxy_store_is_audited_on_its_own_clock(tmp_path: Path) -> None:
     assert later[3].cached_tokens > 1024  # the second run's own prefix, seconds old
     codes = {f.code for g in audit_stream(store) for f in g.findings}
     assert "shared_prefix_lost" not in codes and "history_rewritten" not in codes
+
+
+def test_the_proxy_line_names_a_lost_shared_prefix_not_a_break() -> None:
+    """Two runs through the proxy, the second with a tool added in the middle: its first line
+    says what it lost of the first run's prefix; no line says break."""
+    changed = [*TOOLS[:2], tool("rename"), *TOOLS[2:]]
+    bodies = session("fix the tests", 2) + session("fix the tests", 2, changed, "b")
+    lines: list[str] = []
+    summary = Summary(lines.append)
+    with (
+        EmulatorServer() as emulator,
+        Proxy(port=0, listeners=[summary], upstream_anthropic=emulator.url) as proxy,
+    ):
+        with httpx2.Client(base_url=proxy.url, headers={"x-api-key": "sk-ant-test"}) as client:
+            for body in bodies:
+                assert client.post("/v1/messages", json=body).status_code == 200
+        assert proxy.recorder is not None and proxy.recorder.wait(2)
+    summary.close()
+    assert len(lines) == 4 and not any("break:" in line for line in lines)
+    assert "shared_prefix_lost: " in lines[2] and " tokens at tools." in lines[2]
+    assert "shared_prefix_lost" not in lines[0] + lines[1] + lines[3]
