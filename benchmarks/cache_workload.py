@@ -89,16 +89,21 @@ class DirectEmulator:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One strategy's run: request bodies, the analyzer's entries, and refused calls."""
+    """One strategy's run: request bodies, the analyzer's entries, refused calls, and the
+    request where each session starts (bytes compare within a session, as breaks do)."""
 
     label: str
     provider: str
     payloads: list[dict[str, Any]]
     entries: list[CacheEntry]
     refused_calls: int
+    starts: tuple[int, ...] = (0,)
 
     def bytes(self, raw: bool = False) -> ByteFigures:
-        return byte_figures([render(p, self.provider, raw=raw) for p in self.payloads])
+        renders = [render(p, self.provider, raw=raw) for p in self.payloads]
+        ends = [*self.starts[1:], len(renders)]
+        parts = [byte_figures(renders[a:b]) for a, b in zip(self.starts, ends, strict=True)]
+        return ByteFigures(*(sum(getattr(p, f) for p in parts) for f in ByteFigures.FIELDS))
 
 
 def workload_session(tools: list[Tool], strategy: Strategy) -> Session:
@@ -168,10 +173,13 @@ def row(outcome: Outcome) -> dict[str, Any]:
     figures, entries = outcome.bytes(), outcome.entries
     raw = outcome.bytes(raw=True)
     total = sum(e.total_tokens for e in entries)
-    cached = sum(e.cached_tokens for e in entries[1:])
-    best = sum(e.best_cached_tokens for e in entries[1:])
+    later = [e for i, e in enumerate(entries) if i not in outcome.starts]  # within a session
+    cached = sum(e.cached_tokens for e in later)
+    best = sum(e.best_cached_tokens for e in later)
     analyzer_retention = cached / best if best else 1.0
     analyzer_breaks = sum(1 for e in entries if e.cache_break is not None)
+    told = [(e.cached_tokens, e.reported.cached) for e in entries if e.reported is not None]
+    differ = sum(1 for predicted, reported in told if predicted != reported)
     flags = []
     if abs(analyzer_retention - figures.retention) * 100 > DISAGREEMENT_POINTS:
         flags.append("retention")
@@ -191,6 +199,7 @@ def row(outcome: Outcome) -> dict[str, Any]:
         "request_bytes": raw.total_bytes,
         "first_bytes": len(render(outcome.payloads[0], outcome.provider, raw=True)),
         "refused": outcome.refused_calls,
+        "emulator": f"{differ} of {len(told)} differ" if told else "-",
         "flag": ", ".join(flags) or "-",
     }
 

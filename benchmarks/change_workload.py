@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from cache_workload import DirectEmulator, Outcome, row
+from shared_sessions import shared_rows
 from workloads import (
     CHANGE_KINDS,
     CHANGE_TURNS,
@@ -81,8 +82,9 @@ def run(label: str, provider: str, model: str, options: dict[str, Any]) -> Outco
 
 
 def change_rows() -> list[dict[str, Any]]:
-    """Every strategy's row, full-list resend first."""
-    return [row(run(*strategy)) for strategy in STRATEGIES]
+    """Every strategy's row, full-list resend first, then several sessions (subagents and a
+    re-run) sharing one cache scope on the same catalog."""
+    return [row(run(*strategy)) for strategy in STRATEGIES] + shared_rows(change_catalog()[0])
 
 
 if __name__ == "__main__":

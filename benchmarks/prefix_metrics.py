@@ -68,6 +68,8 @@ class ByteFigures:
     best_bytes: int  # sum of the most that could be cached: min(previous, current) length
     breaks: int  # requests whose previous request is not (up to length) a prefix
 
+    FIELDS = ("requests", "total_bytes", "cached_bytes", "best_bytes", "breaks")
+
     @property
     def retention(self) -> float:
         return self.cached_bytes / self.best_bytes if self.best_bytes else 1.0

@@ -21,6 +21,7 @@ COLUMNS = (
     ("breaks_raw_bytes", "breaks (raw bytes)", "{}"),
     ("request_bytes", "request bytes", "{:,}"),
     ("refused", "refused calls", "{}"),
+    ("emulator", "cached: predicted vs emulator", "{}"),
     ("flag", "disagreement", "{}"),
 )
 

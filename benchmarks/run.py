@@ -30,6 +30,7 @@ from agent_overhead import overhead_rows
 from cache_workload import workload_tables
 from change_workload import change_rows
 from results_table import load, machine, markdown
+from shared_sessions import shared_rows
 from workload_script import CATALOGS
 from workloads import WORDS, catalog, long_session
 
@@ -182,7 +183,10 @@ def main() -> None:
     # the cache workload is counted, not timed: pydantic-ai runs beside it on the other core
     with ProcessPoolExecutor(max_workers=1) as pool:
         peers = _start_peers(pool)
-        tables = workload_tables({title: build() for title, build in CATALOGS.items()})
+        catalogs = {title: build() for title, build in CATALOGS.items()}
+        tables = workload_tables(catalogs)
+        for title, tools in catalogs.items():  # subagents and a re-run on one cache scope
+            tables[title] += shared_rows(tools)
         changes = markdown("Change-heavy workload, 60-tool catalog", change_rows())
         for title, future in peers.items():
             tables[title] += future.result()
@@ -203,6 +207,11 @@ def main() -> None:
             "## The proxy against direct calls (`python -m dtl_notebook proxy`)",
             "```\n" + proxied + "\n```",
             "## Cache workload (40 turns, 12 discoveries)",
+            "The last rows of each table run several sessions of one organization (a main "
+            "session, two subagents, a re-run of the main session) on one emulator, predicted "
+            "with one shared `PrefixStore`: a session reads what another wrote. Their "
+            "`predicted vs emulator` column compares every prediction with the emulator's own "
+            "accounting; bytes and breaks are counted within each session.",
             *sections,
             summary,
             "## Change-heavy workload (40 turns, 20 tool-list changes)",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from dtl_notebook.cache.causes import BreakCause
     from dtl_notebook.cache.entries import CacheEntry, CacheReport
     from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule
+    from dtl_notebook.cache.prefix_store import PrefixStore
 
 __all__ = [
     "BreakCause",
@@ -37,6 +38,7 @@ __all__ = [
     "CaptureError",
     "DiffOp",
     "Exchange",
+    "PrefixStore",
     "Usage",
     "analyze",
     "audit_capture",
@@ -65,5 +67,6 @@ lazy_package(
         "BreakCause": "dtl_notebook.cache.causes",
         **dict.fromkeys(["CacheEntry", "CacheReport"], "dtl_notebook.cache.entries"),
         **dict.fromkeys(["CacheRule", "cache_rule"], "dtl_notebook.cache.prefix_rules"),
+        "PrefixStore": "dtl_notebook.cache.prefix_store",
     },
 )

@@ -17,7 +17,7 @@ from dtl_notebook.cache.change_savings import change_savings
 from dtl_notebook.cache.codes import capabilities
 from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.diagnostics import agreement, provider_diagnosis
-from dtl_notebook.cache.entries import CacheEntry, CacheReport
+from dtl_notebook.cache.entries import CacheEntry, CacheReport, disagreement
 from dtl_notebook.cache.explain import (
     SYSTEM_KINDS,
     TOOL_KINDS,
@@ -29,10 +29,12 @@ from dtl_notebook.cache.explain import (
     scaffolding_break,
 )
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_rule, shared_prefix
-from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys
+from dtl_notebook.cache.prefix_store import PrefixStore, scope_words
+from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys, generated_run
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.request_context import request_context
 from dtl_notebook.cache.retention import request_ttl
+from dtl_notebook.cache.session_head import session_head
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
 from dtl_notebook.cache.thread_events import ThreadWatch, thread_error_code
 from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
@@ -59,7 +61,9 @@ __all__ = [
 class CacheAnalyzer:
     """Feeds requests in order and predicts each one's cache figures against the earlier ones.
     `keep=False` keeps only the latest entry in `entries` (an audit of a long capture in
-    bounded memory); `count` is the number of requests fed either way."""
+    bounded memory); `count` is the number of requests fed either way. `store`: the
+    scope-level cache it reads and writes (`PrefixStore`), shared with every analyzer of
+    the same organization's traffic; a fresh one where none is given."""
 
     def __init__(
         self,
@@ -67,12 +71,15 @@ class CacheAnalyzer:
         model: str | None = None,
         *,
         keep: bool = True,
+        store: PrefixStore | None = None,
         **overrides: Any,
     ) -> None:
         self.provider, self.model, self.overrides = provider, model, overrides
         self.entries: list[CacheEntry] = []
         self.keep, self.count = keep, 0
-        self._cache = PromptCache()
+        self._cache = PromptCache(store)
+        self.store = self._cache.store
+        self._conversation = self.store.new_conversation()
         self._previous: Earlier | None = None
         self._carried: Carried | None = None
         self._previous_deferred = False
@@ -92,7 +99,7 @@ class CacheAnalyzer:
         """Analyze the next request (sent at time `at`, in seconds) and remember its writes.
         `context`: the request's model context, where the caller already has it (what
         `model_context(request)` returned); else it is worked out here."""
-        now = float(self.count) if at is None else at
+        now = self.store.now(at)
         sent = request.payload if isinstance(request, WireRequest) else request
         unanswered = self._unanswered[1] if self._unanswered is not None else None
         read, thread = self.threads.read(sent, now, unanswered)
@@ -124,6 +131,10 @@ class CacheAnalyzer:
             )
         total = cum[-1] if cum else 0
         best = previous.best(rule) if previous else 0
+        if previous is not None and rule.output_items and facts.shared >= previous.size > 0:
+            # what the previous call generated, sent back, is cached with its prefix
+            end = generated_run(ctx.segments, previous.size - 1, rule.output_items)
+            best = max(best, rule.floor(cum[end]))
         setting = None
         if previous is not None and previous.context.model == ctx.model:
             setting = changed_setting(ctx.provider, previous.settings, settings)
@@ -152,7 +163,7 @@ class CacheAnalyzer:
             cached,
             written,
             total - cached - written,
-            best,
+            max(best, cached),  # the scope may hold more than the previous request left
             brk,
             ctx,
             below_minimum=f"{total} < {rule.min_tokens} tokens"
@@ -166,9 +177,18 @@ class CacheAnalyzer:
             )
         entry.thread = thread
         self._unanswered = (entry, read, now)  # its reply may come later (`answer`)
+        head = session_head(ctx, facts, payload, rule, self.store, now, self._conversation)
+        entry.scope = scope_words(ctx.provider)
+        if previous is None:  # a new session: never a break, but it may lose a shared prefix
+            entry.shared_lost = head.lost(cached, rule)
+        head.keep()
+        ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
         if response is not None:
             self.answer(entry, response, payload)
-        ttl = request_ttl(ctx.provider, payload, rule.ttl_seconds)
+            proved = entry.reported.cached if entry.reported else None
+            if proved is not None and proved > cached:  # the provider read it: it exists
+                salted = SegmentKeys(chain, cut if rule.breakpoints else len(chain), settings_salt)
+                self._cache.prove(ctx, facts, salted, rule, now, proved, payload)
         marked = [(cum[p], life) for p, life in points]
         entry.warmth = warmth_after(entry, rule, now, marked, ttl, self._gaps(now))
         if not self.keep:
@@ -182,6 +202,7 @@ class CacheAnalyzer:
         self._previous = Earlier(ctx, chain, cum, len(chain), wrote, settings, start)
         self._previous_deferred = deferred
         self._carried = facts
+        self.store.trim(now)
         return entry
 
     def _gaps(self, now: float) -> list[float]:
@@ -195,7 +216,7 @@ class CacheAnalyzer:
         rule = cache_rule(entry.provider, entry.model, **self.overrides)
         brk = entry.cache_break
         entry.reported = reported_usage(response, entry.provider)
-        entry.disagreement = _disagreement(entry, rule)
+        entry.disagreement = disagreement(entry, rule)
         entry.diagnosis = provider_diagnosis(response, entry.provider, payload)
         entry.diagnosis_agreement = agreement(brk.cause if brk else None, entry.diagnosis)
         if entry.thread is not None and thread_error_code(response) == "thread_not_found":
@@ -229,40 +250,23 @@ def _deferred_names(payload: dict[str, Any]) -> Iterator[str]:
             yield str(tool.get("name"))
 
 
-def _disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:
-    if entry.reported is None or entry.reported.cached is None:
-        return None
-    tolerance = max(rule.granularity, int(0.1 * max(entry.total_tokens, 1)))
-    gap = entry.reported.cached - entry.cached_tokens
-    if abs(gap) <= tolerance:
-        return None
-    why = (
-        f"; the hidden prompt of {', '.join(entry.shared_unpredicted)} (size not published) is "
-        "read from the cache across conversations and is not in the prediction"
-        if gap > 0 and entry.shared_unpredicted
-        else ""
-    )
-    return (
-        f"predicted {entry.cached_tokens} cached tokens, the provider reported "
-        f"{entry.reported.cached} ({'+' if gap > 0 else ''}{gap}){why}"
-    )
-
-
 def analyze(
     requests: list[Any],
     provider: str | None = None,
     model: str | None = None,
     responses: list[Any] | None = None,
     times: list[float] | None = None,
+    store: PrefixStore | None = None,
     **overrides: Any,
 ) -> CacheReport:
     """Predict cached, written and uncached tokens for each request, and explain breaks.
 
     `requests` are WireRequests or plain payload dicts (then pass `provider`); `responses`
-    (same length, None allowed) adds reported usage; `times` are send times in seconds.
+    (same length, None allowed) adds reported usage; `times` are send times in seconds;
+    `store`: the scope-level cache earlier traffic left (`PrefixStore`), a fresh one if None.
     """
     check_analyze_arguments(requests, provider, model, responses, times)
-    analyzer = CacheAnalyzer(provider, model, **overrides)
+    analyzer = CacheAnalyzer(provider, model, store=store, **overrides)
     for i, request in enumerate(requests):
         response = responses[i] if responses and i < len(responses) else None
         analyzer.add(request, response, times[i] if times else None)
@@ -273,16 +277,25 @@ def analyze_conversations(
     requests: list[dict[str, Any]],
     provider: str,
     responses: list[Any],
+    store: PrefixStore | None = None,
+    times: list[float] | None = None,
     **overrides: Any,
 ) -> CacheReport:
     """`analyze` of one provider's traffic in arrival order, each request compared only with
     its own conversation's earlier requests (`conversation_key`): a new session or an
-    interleaved parallel agent is never a break. Entries are numbered in arrival order."""
-    check_analyze_arguments(requests, provider, None, responses, None)
+    interleaved parallel agent is never a break. The cache itself is the scope's
+    (`PrefixStore`, shared by every conversation): a session that repeats a prefix another
+    wrote reads it, within its lifetime by `times` (send times in seconds; None: one second
+    apart). Entries are numbered in arrival order."""
+    check_analyze_arguments(requests, provider, None, responses, times)
+    store = store if store is not None else PrefixStore()
     analyzers: dict[str, CacheAnalyzer] = {}
     entries: list[CacheEntry] = []
     names = conversation_names((provider, r, a) for r, a in zip(requests, responses, strict=True))
-    for request, response, name in zip(requests, responses, names, strict=True):
-        analyzer = analyzers.setdefault(name, CacheAnalyzer(provider, **overrides))
-        entries.append(replace(analyzer.add(request, response), index=len(entries)))
+    sent: list[float | None] = list(times) if times is not None else [None] * len(requests)
+    for request, response, name, at in zip(requests, responses, names, sent, strict=True):
+        analyzer = analyzers.get(name)
+        if analyzer is None:
+            analyzer = analyzers[name] = CacheAnalyzer(provider, store=store, **overrides)
+        entries.append(replace(analyzer.add(request, response, at), index=len(entries)))
     return CacheReport(entries)

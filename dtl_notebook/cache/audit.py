@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -92,4 +93,7 @@ def audit_jsonl(path: str | Path, provider: str | None = None, **overrides: Any)
 
 def _report(exchanges: list[Exchange], provider: str, overrides: dict[str, Any]) -> CacheReport:
     requests, responses = [e.request for e in exchanges], [e.response for e in exchanges]
-    return analyze_conversations(requests, provider, responses, **overrides)
+    # the store's clock, where it has one; parallel requests may start out of row order
+    known = list(accumulate((e.at for e in exchanges if e.at is not None), max))
+    times = known if len(known) == len(exchanges) else None
+    return analyze_conversations(requests, provider, responses, times=times, **overrides)

@@ -79,6 +79,12 @@ class FindingsBuilder:
         if thread is not None and thread.event is not None:  # a thread lost or replaced
             named = thread.replaced or thread.previous_message_id
             self.out.findings.append(Finding(thread.event, None, [named] if named else [], k, name))
+        lost = entry.shared_lost
+        if lost is not None:
+            why = [lost.part, f"{lost.tokens} tokens"]
+            self.out.findings.append(
+                Finding("shared_prefix_lost", lost.where, why, k, name, lost.tokens)
+            )
         self._usage_findings(entry, at)
         self._hits.add(entry)
         self._previous = (entry, at)

@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from dtl_notebook.cache.change_savings import ChangeSaving
 from dtl_notebook.cache.diagnostics import ProviderDiagnosis
 from dtl_notebook.cache.explain import CacheBreak
+from dtl_notebook.cache.prefix_rules import CacheRule
+from dtl_notebook.cache.prefix_store import LostPrefix
 from dtl_notebook.cache.reported import Usage
 from dtl_notebook.cache.thread_events import ThreadFacts
 from dtl_notebook.cache.warmth import Warmth
 from dtl_notebook.context.model import ModelContext
 
-__all__ = ["CacheEntry", "CacheReport"]
+__all__ = ["CacheEntry", "CacheReport", "disagreement"]
 
 
 @dataclass(repr=False)
@@ -49,6 +51,12 @@ class CacheEntry:
     # an Anthropic message thread request: messages sent against those the model sees, the
     # thread's age against its expiry, and its event (thread_not_found, thread_replaced)
     thread: ThreadFacts | None = None
+    # a session's first request that departs from the prefix another session of the scope
+    # left warm (`session_head`): not a break, a finding of its own
+    shared_lost: LostPrefix | None = None
+    # what the prediction read from: the provider's cache scope, in words, with how sure it is
+    # ("model and prompt_cache_key routing, best effort"); `prefix_store.scope_words`
+    scope: str = ""
 
     def __repr__(self) -> str:
         brk = f", break={str(self.cache_break.cause)!r}" if self.cache_break else ""
@@ -85,3 +93,23 @@ class CacheReport:
     @property
     def breaks(self) -> list[CacheEntry]:
         return [e for e in self.entries if e.cache_break is not None]
+
+
+def disagreement(entry: CacheEntry, rule: CacheRule) -> str | None:
+    """How far the reported cached tokens are from the prediction, where beyond tolerance."""
+    if entry.reported is None or entry.reported.cached is None:
+        return None
+    tolerance = max(rule.granularity, int(0.1 * max(entry.total_tokens, 1)))
+    gap = entry.reported.cached - entry.cached_tokens
+    if abs(gap) <= tolerance:
+        return None
+    why = (
+        f"; the hidden prompt of {', '.join(entry.shared_unpredicted)} (size not published) is "
+        "read from the cache across conversations and is not in the prediction"
+        if gap > 0 and entry.shared_unpredicted
+        else ""
+    )
+    return (
+        f"predicted {entry.cached_tokens} cached tokens, the provider reported "
+        f"{entry.reported.cached} ({'+' if gap > 0 else ''}{gap}){why}"
+    )

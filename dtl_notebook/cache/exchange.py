@@ -41,6 +41,7 @@ class Exchange:
     status: int | None = None
     url: str | None = None
     _notes: list[str] | None = field(default=None, repr=False)
+    at: float | None = None  # when it was sent (seconds), where the capture says
 
     @property
     def notes(self) -> list[str]:

@@ -28,8 +28,11 @@ https://docs.vllm.ai/en/latest/features/automatic_prefix_caching.html (vLLM).
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from dtl_notebook._reuse.registry import memoized
@@ -66,6 +69,9 @@ class CacheRule:
     deferred_scaffolding: bool = False  # any defer_loading tool changes the whole prefix
     routes_by_key: bool = False  # `prompt_cache_key` separates what requests read and write
     shared_hidden: bool = False  # the provider's leading prompt is cached across conversations
+    # the generated items (`data/generated.json`) that extend an earlier request's prefix in
+    # the cache once it was answered; () where output is not cached
+    output_items: tuple[str, ...] = ()
 
     def floor(self, tokens: int) -> int:
         """Tokens counted as cached for a common prefix of `tokens`."""
@@ -136,7 +142,21 @@ def _openai_rule(
         reports_writes=exact,
         routes_by_key=openai,
         shared_hidden=openai,
+        output_items=generated_items(provider) if openai else (),
     )
+
+
+@functools.cache
+def _generated() -> dict[str, Any]:
+    text = resources.files("dtl_notebook.cache").joinpath("data/generated.json").read_text()
+    return dict(json.loads(text)["providers"])
+
+
+def generated_items(provider: str) -> tuple[str, ...]:
+    """The input items a call of `provider` generated that enter the cache with its prefix
+    (`data/generated.json`, each row with its source); () where the provider caches none."""
+    row = _generated().get(provider, {})
+    return tuple(row.get("items", ())) if row.get("caches_output") else ()
 
 
 def _compatible_server(overrides: dict[str, Any]) -> bool:

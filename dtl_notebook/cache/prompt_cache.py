@@ -3,16 +3,16 @@ under which key, and how long each write lives."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried
 from dtl_notebook.cache.prefix_rules import CacheRule, cache_namespace
+from dtl_notebook.cache.prefix_store import Lifetime, PrefixStore
 from dtl_notebook.cache.retention import request_ttl
-from dtl_notebook.context.model import ModelContext
+from dtl_notebook.context.model import ModelContext, Segment
 from dtl_notebook.context.tokens import encoding_for
 
-__all__ = ["PromptCache", "SegmentKeys"]
+__all__ = ["PromptCache", "SegmentKeys", "generated_run"]
 
 
 class SegmentKeys:
@@ -27,33 +27,15 @@ class SegmentKeys:
         return key + self.salt if self.salt and i >= self.cut else key
 
 
-@dataclass
-class _Lifetime:
-    """When a cache entry was last written or read, and how long it lives after that."""
-
-    written_at: float
-    ttl: float
-
-
-@dataclass
-class _Space:
-    """What automatic prefix caching has written under one routing key (`prompt_cache_key`)."""
-
-    written: dict[str, _Lifetime]  # chain hash -> when written, for how long
-    prefix: dict[str, tuple[int, str]]  # chain -> tokens, next segment text
-    ends: set[str]  # chain hashes at the end of earlier requests
-
-
 class PromptCache:
-    """What the requests fed so far have written to the cache, and when."""
+    """What one conversation reads and writes, in the scope-level `PrefixStore` it shares
+    with every other conversation of the same organization (or OpenAI project)."""
 
-    def __init__(self) -> None:
-        self.written: dict[str, _Lifetime] = {}  # chain hash -> when written, for how long
+    def __init__(self, store: PrefixStore | None = None) -> None:
+        self.store = store if store is not None else PrefixStore()
         # the automatic-caching run the previous request belongs to: every link of its chain
         # (and only those) shares one lifetime, so a request that extends it refreshes them all
-        self.run: tuple[CacheRule, _Lifetime, int, str] | None = None
-        # automatic caching, per routing key ("" for requests without one)
-        self.spaces: dict[str, _Space] = {"": _Space(self.written, {}, set())}
+        self.run: tuple[CacheRule, Lifetime, int, str] | None = None
 
     # -- Anthropic-style: writes at breakpoints, reads look back a fixed number of blocks -----
     def breakpoints(
@@ -67,27 +49,26 @@ class PromptCache:
     ) -> tuple[int, int, bool, int]:
         """(cached, written, expired, the last segment written or -1)."""
         cum, ends = facts.cum, facts.ends
+        scope = self.store.scope(rule.provider, ctx.model)
         expired, cached, hit_key = False, 0, None
         for point, _ in points:
             block = ctx.segments[point].block
             for back in range(block, max(block - rule.lookback_blocks, -1), -1):
                 key = chain[ends[back]] if back in ends else None
-                hit = self.written.get(key) if key else None
+                hit, gone = scope.live(key, now) if key else (None, False)
+                expired = expired or gone
                 if hit is None:
-                    continue
-                if now - hit.written_at > hit.ttl:
-                    expired = True
                     continue
                 if cum[ends[back]] > cached:
                     cached, hit_key = cum[ends[back]], key
                 break
         if hit_key is not None:  # a read refreshes the entry's lifetime
-            self.written[hit_key] = _Lifetime(now, self.written[hit_key].ttl)
+            scope.put(hit_key, Lifetime(now, scope.written[hit_key].ttl))
         written, wrote = 0, -1
         self.run = None
         for point, ttl in points:
             if cum[point] >= rule.min_tokens:
-                self.written[chain[point]] = _Lifetime(now, ttl)
+                scope.put(chain[point], Lifetime(now, ttl))
                 written = max(written, cum[point] - cached)
                 wrote = max(wrote, point)
         return cached, written, expired, wrote
@@ -108,25 +89,28 @@ class PromptCache:
         chain, cum, shared = facts.chain, facts.cum, facts.shared
         common, expired, matched, start = 0, False, -1, 0
         key = cache_namespace(rule, payload)
-        space = self.spaces.setdefault(key, _Space({}, {}, set()))
+        space = self.store.scope(rule.provider, ctx.model, key)
         run = self.run
         extends = run is not None and run[0] == rule and 0 < run[2] == shared and run[3] == key
-        if run is not None and extends:  # the shared links are all in this run's lifetime
+        # the shared links are all in this run's lifetime, unless it expired: another
+        # conversation of the scope may have read them since, so they are looked up again
+        extends = extends and run is not None and run[1].alive(now)
+        if run is not None and extends:
             lifetime = run[1]
-            if now - lifetime.written_at > lifetime.ttl:
-                expired, start = True, len(chain)
-            else:
-                matched, common, start = shared - 1, cum[shared - 1], shared
+            matched, common, start = shared - 1, cum[shared - 1], shared
         else:
-            lifetime = _Lifetime(now, request_ttl(rule.provider, payload, rule.ttl_seconds))
+            lifetime = Lifetime(now, request_ttl(rule.provider, payload, rule.ttl_seconds))
         for i in range(start, len(chain)):
-            hit = space.written.get(chain[i])
+            hit, gone = space.live(chain[i], now)
             if hit is None:
-                break
-            if now - hit.written_at > hit.ttl:
-                expired = True
+                expired = gone
                 break
             matched, common = i, cum[i]
+        # where an earlier request ended, the output its call generated follows
+        ended = matched >= 0 and chain[matched] in space.ends
+        if rule.output_items and not rule.reports_writes and ended:
+            matched = generated_run(ctx.segments, matched, rule.output_items)
+            common = cum[matched]
         if not rule.reports_writes and matched + 1 < len(ctx.segments):
             # a common prefix can end inside the next segment
             following = space.prefix.get(chain[matched] if matched >= 0 else "")
@@ -145,16 +129,62 @@ class PromptCache:
         lifetime.written_at = now
         first = shared if extends else 0
         for i in range(first, len(chain)):
-            space.written[chain[i]] = lifetime
+            space.put(chain[i], lifetime)
         for i in range(max(first - 1, 0), len(chain) - 1):
             space.prefix[chain[i]] = (cum[i], ctx.segments[i + 1].text)
         self.run = (rule, lifetime, len(chain), key)
         if chain:
             space.ends.add(chain[-1])
-            space.prefix.setdefault("", (0, ctx.segments[0].text))
+            space.prefix[""] = (0, ctx.segments[0].text)
         total = cum[-1] if cum else 0
         written = total - cached if rule.reports_writes and total >= rule.min_tokens else 0
         return cached, written, expired
+
+    # -- what the provider's answer proves ------------------------------------------------------
+    def prove(
+        self,
+        ctx: ModelContext,
+        facts: Carried,
+        keys: SegmentKeys,
+        rule: CacheRule,
+        now: float,
+        read: int,
+        payload: dict[str, Any],
+    ) -> None:
+        """The provider reported reading `read` tokens of this request: that prefix exists in
+        the scope (written by a request we did not see), so later requests may read it. It is
+        recorded at the last block end within `read` (where a breakpoint read looks)."""
+        cum = facts.cum
+        ends = sorted(facts.ends.values()) if rule.breakpoints else range(len(cum))
+        inside = [i for i in ends if i < len(cum) and cum[i] <= read]
+        if not inside:
+            return
+        last = inside[-1]
+        routing = "" if rule.breakpoints else cache_namespace(rule, payload)
+        scope = self.store.scope(rule.provider, ctx.model, routing)
+        lifetime = Lifetime(now, request_ttl(rule.provider, payload, rule.ttl_seconds))
+        for i in (last,) if rule.breakpoints else range(last + 1):
+            found, _ = scope.live(keys[i], now)
+            if found is None or found.written_at < now:
+                scope.put(keys[i], lifetime)
+        if rule.reports_writes:
+            scope.ends.add(keys[last])
+
+
+def generated_run(segments: list[Segment], end: int, items: tuple[str, ...]) -> int:
+    """The last of the items right after `end` (an earlier request's end) that its call
+    generated: reasoning, function calls, the assistant's message. The provider cached them
+    with that request's prefix when the call ended (`data/generated.json`), where the run
+    starts with `items[0]` (reasoning: what the measurement and the provider's page show)."""
+    last = end
+    for segment in segments[end + 1 :]:
+        label = "message" if segment.label == "assistant" else segment.label
+        if segment.role != "assistant" or segment.kind != "message" or label not in items:
+            break
+        if last == end and label != items[0]:
+            return end
+        last += 1
+    return last
 
 
 def _common_chars(a: str, b: str) -> int:

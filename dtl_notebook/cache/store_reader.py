@@ -51,6 +51,13 @@ def iter_rows(path: str | Path) -> Iterator[dict[str, Any]]:
         db.close()
 
 
+def _started(row: dict[str, Any]) -> float | None:
+    """When the proxy started the exchange (seconds), where the store says: the audit's
+    clock, so a prefix expires across a long pause as it did at the provider."""
+    started = row.get("started")
+    return float(started) if isinstance(started, int | float) else None
+
+
 def load_store(path: str | Path) -> list[Exchange]:
     """Every generation call in a proxy store, as capture Exchanges."""
     return list(iter_store(path))
@@ -74,7 +81,9 @@ def iter_store(path: str | Path) -> Iterator[Exchange]:
         try:
             if failure:
                 raise CaptureError(failure)
-            yield exchange_from(where, body, row["response_body"], status, url)
+            exchange = exchange_from(where, body, row["response_body"], status, url)
+            exchange.at = _started(row)
+            yield exchange
         except CaptureError as exc:
             exchange = Exchange(where, row["provider"], body, status=status, url=url)
             exchange.notes = []  # a body the analysis cannot read is not checked further

@@ -17,6 +17,7 @@ from dtl_notebook.cache.capture import load_capture
 from dtl_notebook.cache.conversation import ConversationFindings, FindingsBuilder
 from dtl_notebook.cache.conversation_key import Conversations
 from dtl_notebook.cache.exchange import CaptureError, Exchange
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.cache.store_reader import is_store, iter_store
 from dtl_notebook.context.model import model_context
 
@@ -31,10 +32,13 @@ def audit_stream(path: str | Path) -> list[ConversationFindings]:
     """One ConversationFindings per conversation in the capture at `path` (named `path
     [provider]`, with the conversation where a provider has several): each request is
     compared only with its own conversation's earlier requests (`conversation_key`), so a new
-    session or an interleaved parallel agent is never a break. Each request left out of the
+    session or an interleaved parallel agent is never a break, while the cache is the
+    scope's, one `PrefixStore` for the whole capture (a session reads what another wrote;
+    one that loses it is `shared_prefix_lost`). Each request left out of the
     cache sequence (refused by the provider, or not one the analysis can read) is named with
     why in its provider's first group's `left_out`."""
     grouping = Conversations()
+    store = PrefixStore()
     analyzers: dict[tuple[str, str], tuple[CacheAnalyzer, FindingsBuilder]] = {}
     left_out: dict[str, list[str]] = {}
     providers: list[str] = []
@@ -53,11 +57,11 @@ def audit_stream(path: str | Path) -> list[ConversationFindings]:
             grouping.answered(name, response["id"])
         if (provider, name) not in analyzers:
             builder = FindingsBuilder(f"{path} [{provider}, {name}]")
-            analyzers[provider, name] = (CacheAnalyzer(provider, keep=False), builder)
+            analyzers[provider, name] = (CacheAnalyzer(provider, keep=False, store=store), builder)
         analyzer, findings = analyzers[provider, name]
         context = model_context(exchange.request, provider)
-        entry = analyzer.add(exchange.request, response, context=context)
-        findings.add(entry, exchange.request, context=context)
+        entry = analyzer.add(exchange.request, response, exchange.at, context=context)
+        findings.add(entry, exchange.request, exchange.at, context=context)
     if empty:
         raise CaptureError(f"{path}: no provider requests")
     return _groups(path, providers, analyzers, left_out)

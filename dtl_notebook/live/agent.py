@@ -18,6 +18,7 @@ from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.collapse import MissThresholds
 from dtl_notebook.cache.keep_warm import KeepWarm
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.cache_watch import CacheWatch, MissCallback
 from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.live.recording import Recorder
@@ -28,6 +29,7 @@ from dtl_notebook.live.transport import (
     Transport,
     TransportName,
     checked_transport,
+    emulated_cache,
     emulator_transport,
     live_transport,
     redact,
@@ -53,7 +55,9 @@ class Agent(CacheWatch):
     `clock` tells the send times (the emulator's cache expires by it too); `keep_warm`,
     `on_cache_miss` and `miss_thresholds`: see `CacheWatch`. `threads=True` sends Anthropic
     message threads (create, then continuations with only the new messages) on the models
-    that take them, and the full request elsewhere (see `live.threads`).
+    that take them, and the full request elsewhere (see `live.threads`). `prefix_store`: the
+    cache scope the predictions read (`PrefixStore`): agents given one store (subagents, re-runs
+    of one agent) predict each other's prefixes warm, and their emulators share one cache.
     """
 
     def __init__(
@@ -73,6 +77,7 @@ class Agent(CacheWatch):
         on_cache_miss: MissCallback | None = None,
         miss_thresholds: MissThresholds | None = None,
         threads: bool = False,
+        prefix_store: PrefixStore | None = None,
         **options: Any,
     ) -> None:
         if not isinstance(session, Session):
@@ -96,8 +101,11 @@ class Agent(CacheWatch):
         if not callable(clock):
             raise checks.type_error("clock", "a callable returning seconds", clock)
         self.clock, self.lock = clock, threading.RLock()
+        if prefix_store is not None and not isinstance(prefix_store, PrefixStore):
+            raise checks.type_error("prefix_store", "a PrefixStore or None", prefix_store)
+        self.prefix_store = prefix_store if prefix_store is not None else PrefixStore()
         if transport == "emulator":
-            self._connect(emulator_transport(provider, policy, clock=clock))
+            self._connect(self._emulator(provider, policy))
         elif transport == "live":
             self._connect(live_transport(provider, api_key, base_url))
         elif isinstance(transport, str):
@@ -107,7 +115,7 @@ class Agent(CacheWatch):
         self.policy, self.api_key, self.base_url = policy, api_key, base_url
         self.steps: list[Step] = []
         self.turns = 0
-        self.cache = CacheAnalyzer(provider, model)
+        self.cache = CacheAnalyzer(provider, model, store=self.prefix_store)
         self.listeners: list[Listener] = []
         self.setup_seconds = warm_up(session, provider, model, options, self.transport)
         self._watch(keep_warm, on_cache_miss, miss_thresholds)
@@ -122,7 +130,8 @@ class Agent(CacheWatch):
         """Serialize the same session for another provider from the next request on.
 
         `options` replace the provider options (they differ per provider). Steps so far are
-        kept; the prompt cache is per provider, so the next request starts cold.
+        kept; the prompt cache is per provider and model, so the next request reads only what
+        this agent's `prefix_store` holds for them.
         """
         if self.transport.name not in ("emulator", "live"):
             raise ValueError(
@@ -133,16 +142,21 @@ class Agent(CacheWatch):
         if options.get("load_mode") == "bridge":
             enable_bridge(self.session)
         if self.transport.name == "emulator":
-            transport: Transport = emulator_transport(provider, self.policy, clock=self.clock)
+            transport: Transport = self._emulator(provider, self.policy)
         else:
             transport = live_transport(provider, self.api_key, self.base_url)
         self.provider, self.model = provider, model
         self._connect(transport)
         self.options = options
-        self.cache = CacheAnalyzer(provider, model)
+        self.cache = CacheAnalyzer(provider, model, store=self.prefix_store)
         if self.threads is not None:  # a thread is of one provider and model
             self.threads = ThreadClient()
         self.setup_seconds = warm_up(self.session, provider, model, options, self.transport)
+
+    def _emulator(self, provider: str, policy: Policy | None) -> Transport:
+        """An emulator whose cache is the emulated provider's for this agent's scope."""
+        store = emulated_cache(self.prefix_store)
+        return emulator_transport(provider, policy, clock=self.clock, store=store)
 
     def _diagnostics(self, steps: list[Step]) -> dict[str, Any]:
         """With `diagnostics=True`, the id of the previous response from the same provider and
@@ -238,7 +252,8 @@ class Agent(CacheWatch):
             raise checks.type_error("on_step", "a callable or None", on_step)
         self._turn_started()
         saved = self.session.checkpoint()
-        cache_state = copy.deepcopy(self.cache)
+        # the scope's store is shared, not undone: what was sent was written at the provider
+        cache_state = copy.deepcopy(self.cache, {id(self.prefix_store): self.prefix_store})
         recorder = self.transport if isinstance(self.transport, Recorder) else None
         recorded = recorder.mark() if recorder else None
         steps: list[Step] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable
 from typing import Any, Literal, Protocol, get_args
 from urllib.parse import urlsplit
@@ -15,6 +16,7 @@ import pydantic_core
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.secrets import redact as redact  # re-exported for callers here
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.emulator import Emulator
 from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.wire.providers import SPECS, spec
@@ -133,17 +135,32 @@ def emulator_transport(
     provider: str,
     policy: Policy | None = None,
     clock: Callable[[], float] | None = None,
+    store: PrefixStore | None = None,
     **cache_overrides: Any,
 ) -> SDKTransport:
     """The real SDK client of the provider, served by an in-process Emulator (whose cache
-    expires by `clock`, where given)."""
-    emulator = Emulator(provider, policy, clock, **cache_overrides)
+    expires by `clock`, where given, and lives in `store`: emulators given one store share
+    their cache, as one organization's requests share the provider's)."""
+    emulator = Emulator(provider, policy, clock, store, **cache_overrides)
     http = httpx2.Client(transport=emulator.transport)
     base_path = urlsplit(spec(provider).base_url).path  # the emulator serves the same paths
     client = _client(provider, "emulator-no-key", f"http://emulator.invalid{base_path}", http)
     transport = SDKTransport(provider, client, "emulator")
     transport.emulator = emulator  # type: ignore[attr-defined]
     return transport
+
+
+# the emulated provider's cache of each prediction store: agents sharing a store share it
+_EMULATED: weakref.WeakKeyDictionary[PrefixStore, PrefixStore] = weakref.WeakKeyDictionary()
+
+
+def emulated_cache(predictions: PrefixStore) -> PrefixStore:
+    """The emulated provider's cache for the organization whose predictions `predictions`
+    holds: one per store, never that store itself (a prediction must not read the answer)."""
+    found = _EMULATED.get(predictions)
+    if found is None:
+        found = _EMULATED[predictions] = PrefixStore(predictions.max_prefixes)
+    return found
 
 
 def live_transport(

@@ -162,7 +162,11 @@ def entry_html(entry: CacheEntry) -> str:
         f"uncached {entry.uncached_tokens:,} of {entry.total_tokens:,} tokens"
     )
     below = f" · not cacheable yet ({entry.below_minimum})" if entry.below_minimum else ""
-    return f"<div>{esc(figures + below)}{break_html(entry.cache_break)}</div>"
+    scope = f" · cache scope: {entry.scope}" if entry.scope else ""
+    lost = entry.shared_lost
+    lost_text = f" · shared prefix lost: {lost.tokens:,} tokens at {lost.where}" if lost else ""
+    text = figures + below + scope + lost_text
+    return f"<div>{esc(text)}{break_html(entry.cache_break)}</div>"
 
 
 FORMATTERS: dict[type, Callable[[Any], str]] = {

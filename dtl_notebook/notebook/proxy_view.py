@@ -21,6 +21,7 @@ from typing import Any
 import traitlets
 
 from dtl_notebook.cache.analyze import CacheAnalyzer
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import timeline_item
 from dtl_notebook.notebook.records import RequestRecord
@@ -69,6 +70,7 @@ class ProxyView(AgentView):
         self._lock = threading.RLock()
         self._finished_changed = threading.Condition(self._lock)
         self._known: OrderedDict[str, _Conversation] = OrderedDict()  # least recent first
+        self._store = PrefixStore()  # the proxy's cache scope, shared by its conversations
         self._where: dict[int, _Conversation] = {}
         self._shown: str | None = None
         self.finished = 0  # exchanges handled to the end
@@ -175,7 +177,7 @@ class ProxyView(AgentView):
         model = str(request.get("model", ""))
         conversation = self._known.get(name)
         if conversation is None:
-            analyzer = CacheAnalyzer(provider, model or None)
+            analyzer = CacheAnalyzer(provider, model or None, store=self._store)
             conversation = self._known[name] = _Conversation(name, provider, model, analyzer)
             self._forget_old()
         self._known.move_to_end(name)

@@ -12,6 +12,7 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.entries import CacheEntry
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.agent import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.prices import shipped_prices
@@ -144,6 +145,7 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
     """
     records: list[RequestRecord] = []
     analyzers: dict[str, CacheAnalyzer] = {}
+    store = PrefixStore()  # the cache is the scope's: a session reads what another wrote
     exchanges = load_capture(path)
     answered = [e for e in exchanges if e.error is None]
     conversations = conversation_names(
@@ -154,7 +156,9 @@ def from_capture(path: str | Path, provider: str | None = None) -> list[RequestR
         model = exchange.request.get("model")
         model = model if isinstance(model, str) and model.strip() else "(no model)"
         if exchange.error is None:
-            analyzer = analyzers.setdefault(next(conversations), CacheAnalyzer(name, model))
+            conversation = next(conversations)
+            analyzer = analyzers.get(conversation) or CacheAnalyzer(name, model, store=store)
+            analyzers[conversation] = analyzer
             entry = analyzer.add(exchange.request, exchange.response)
         else:
             entry = _refused_entry(exchange, name, model)

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.store_queue import Event, Finished
 from dtl_notebook.proxy.worker import Worker
@@ -31,6 +32,9 @@ class Summary:
     def __init__(self, emit: Callable[[str], None] = print) -> None:
         self.emit = emit
         self._analyzers: OrderedDict[str, CacheAnalyzer] = OrderedDict()
+        # one cache scope for all the proxy's traffic: one organization per proxy (a key is
+        # never kept, so two organizations' traffic cannot be told apart)
+        self._store = PrefixStore()
         self._worker = Worker(self._line, "dtl-proxy-summary", size=256)
 
     def __call__(self, event: Event) -> None:
@@ -62,19 +66,20 @@ class Summary:
         reported = reported_usage(finished.response, str(values["provider"]))
         predicted, cause, diagnosis, thread = self._predict(finished)
         parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
-        parts += [f"break: {cause}"] if cause else []
+        parts += [cause] if cause else []
         parts += [thread] if thread else []
         return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
     def _predict(self, finished: Finished) -> tuple[str, str | None, str | None, str | None]:
-        """The prediction against the conversation's earlier answered requests: figures,
-        the break cause, the provider's own diagnosis (agreeing or not) where it gave one, and
-        a message thread's messages sent of those the model sees (`thread continue 1/7`)."""
+        """The prediction against the scope's earlier answered requests (the conversation's
+        for its breaks): figures, the break (or a new session's lost shared prefix), the
+        provider's own diagnosis (agreeing or not) where it gave one, and a message thread's
+        messages sent of those the model sees (`thread continue 1/7`)."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
         if analyzer is None:
-            analyzer = self._analyzers[name] = CacheAnalyzer(provider)
+            analyzer = self._analyzers[name] = CacheAnalyzer(provider, store=self._store)
             while len(self._analyzers) > ANALYZERS_KEPT:
                 self._analyzers.popitem(last=False)
         self._analyzers.move_to_end(name)
@@ -85,7 +90,10 @@ class Summary:
             return f"unavailable ({type(exc).__name__})", None, None, None
         analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
-        cause = entry.cache_break.cause if entry.cache_break else None
+        cause = f"break: {entry.cache_break.cause}" if entry.cache_break else None
+        lost = entry.shared_lost
+        if lost is not None:  # a new session, never a break: what it lost of the scope's
+            cause = f"shared_prefix_lost: {lost.tokens} tokens at {lost.where}"
         diagnosis = entry.diagnosis
         said = f"{diagnosis} ({entry.diagnosis_agreement})" if diagnosis else None
         facts = entry.thread

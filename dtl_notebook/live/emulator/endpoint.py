@@ -24,6 +24,7 @@ from dtl_notebook.agent.tools import ToolSpec
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.cache.entries import CacheEntry
+from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import TokenCounter
 from dtl_notebook.live.emulator.policies import Action, KeywordPolicy, Policy
@@ -51,13 +52,16 @@ class Emulator:
         provider: str,
         policy: Policy | None = None,
         clock: Callable[[], float] | None = None,
+        store: PrefixStore | None = None,
         **cache_overrides: Any,
     ) -> None:
         self.provider = provider
-        # the cache's entries expire by `clock`; without one, each request is a second later
+        # the cache's entries expire by `clock`; without one, each request is a second later.
+        # The cache is the scope's, as the provider's is: every conversation sent here (and
+        # to any emulator given the same `store`) reads what another wrote
         self.clock = clock
         self.policy: Policy = policy or KeywordPolicy()
-        self.cache = CacheAnalyzer(provider, **cache_overrides)
+        self.cache = CacheAnalyzer(provider, store=store, **cache_overrides)
         self.requests = RequestLog()  # the accepted bodies, in order
         self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
