@@ -18,7 +18,7 @@ import dataclasses
 from itertools import islice
 from typing import Any
 
-from dtl_notebook.context.calibration import calibration
+from dtl_notebook.context.calibration import openai_tool_search
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
@@ -39,6 +39,8 @@ from dtl_notebook.context.segments import content_text, dump, strip
 
 _IMAGES = ("input_image", "image_url")
 
+CLIENT_SEARCH_PROMPT = "client tool-search prompt"
+LOAD_PROMPT = "tool-search load prompt"
 HIDDEN_NOTE = "OpenAI adds hidden system content ahead of the tools; it is not counted here"
 
 
@@ -124,9 +126,8 @@ def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> N
 
 
 def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
-    """The published framing (`billing.json` "openai" "framing") and the tool-search prompts
-    (`calibration.json` "openai")."""
-    data = calibration()["openai"]
+    """The published framing (`billing.json` "openai" "framing") and the client tool-search
+    prompt per model family (`calibration.json` "openai" "tool_search")."""
     out.hidden("reply priming", reply_priming(out.model), history, "published")
     if tools:
         section = int(billing()["openai"]["framing"]["function"]["section"])
@@ -134,8 +135,8 @@ def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
     for i, tool in enumerate(tools):
         if isinstance(tool, dict) and tool.get("type") == "tool_search":
             if tool.get("execution") == "client":
-                tokens = int(data["client_tool_search_prompt"])
-                out.hidden("client tool-search prompt", tokens, f"tools.{i}", "fitted")
+                tokens, why = openai_tool_search("client_prompt", out.model)
+                out.hidden(CLIENT_SEARCH_PROMPT, tokens, f"tools.{i}", why)
                 continue
             out.hidden("hosted tool-search prompt", 0, f"tools.{i}", "size not published")
             out.notes.append(f"{UNPUBLISHED}OpenAI's hosted tool search prompt (counted as 0)")
@@ -224,6 +225,9 @@ def _responses_item(
 ) -> None:
     item, path = items[i], f"input.{i}"
     if kind == "additional_tools" or kind == "tool_search_output":
+        if not any(_loads(earlier) for earlier in islice(items, i)):  # once, at the first load
+            tokens, why = openai_tool_search("load_prompt", out.model)
+            out.hidden(LOAD_PROMPT, tokens, path, why)
         out.add(
             "tool_result" if kind == "tool_search_output" else "system_patch",
             "",
@@ -252,6 +256,10 @@ def _responses_item(
         if kind == "function_call":
             tokens = tool_call_tokens(item, lambda text: int(out.counter.count(text)))
         out.add("message", dump(shown), path, label=kind, role="assistant", tokens=tokens)
+
+
+def _loads(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") in ("additional_tools", "tool_search_output")
 
 
 def add_output_header(items: list[Any], i: int, call_id: Any, out: Collector) -> None:

@@ -25,6 +25,7 @@ KINDS: Final[dict[str, str]] = {
     "anthropic_server_tools": "Anthropic server tools",
     "anthropic_plain": "Anthropic requests without tools",
     "openai_tools": "OpenAI tool runs and plain requests",
+    "openai_tool_search": "OpenAI tool search, deferred functions, namespaces, additional_tools",
     "openai_hosted": "OpenAI hosted tools",
     "openai_reasoning": "OpenAI reasoning items",
     "openai_media": "OpenAI images and documents",
@@ -123,6 +124,14 @@ def _hosted(kind: str | None, execution: str | None) -> bool:
     return kind not in _OPENAI_OWN and kind is not None and not client_search
 
 
+def _searches(tools: list[Any], blocks: set[str]) -> bool:
+    """Client tool search, a deferred function or a namespace declared, or tools loaded."""
+    kinds = {kind for kind, _ in tool_kinds(tools)}
+    deferred = any(isinstance(t, dict) and t.get("defer_loading") for t in tools)
+    loaded = blocks & {"additional_tools", "tool_search_output", "tool_search_call"}
+    return bool(kinds & {"tool_search", "namespace"} or deferred or loaded)
+
+
 def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
     """The kind id (a key of `KINDS`) of a request, or None for a provider with no bands."""
     listed = payload.get("tools")
@@ -135,6 +144,8 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
     kinds = tool_kinds(tools)
     if any(_hosted(kind, execution) for kind, execution in kinds):  # unpublished size
         return "openai_hosted"
+    if _searches(tools, blocks):  # tool search's own prompts, per model family
+        return "openai_tool_search"
     if "reasoning" in blocks:
         return "openai_reasoning"
     if blocks & _MEDIA:  # what an image bills dwarfs the framing
