@@ -226,8 +226,8 @@ def _responses_item(
     item, path = items[i], f"input.{i}"
     if kind == "additional_tools" or kind == "tool_search_output":
         if not any(_loads(earlier) for earlier in islice(items, i)):  # once, at the first load
-            tokens, why = openai_tool_search("load_prompt", out.model)
-            out.hidden(LOAD_PROMPT, tokens, path, why)
+            size, why = openai_tool_search("load_prompt", out.model)
+            out.hidden(LOAD_PROMPT, size, path, why)
         out.add(
             "tool_result" if kind == "tool_search_output" else "system_patch",
             "",

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
+from dtl_notebook.context.server_loop import compare_input
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.store_queue import Event, Finished
 from dtl_notebook.proxy.worker import Worker
@@ -60,15 +61,17 @@ class Summary:
         if finished.response is None:
             return " ".join([*parts, "no readable response"])
         reported = reported_usage(finished.response, str(values["provider"]))
-        predicted, cause, diagnosis = self._predict(finished)
+        predicted, cause, diagnosis, loop = self._predict(finished)
         parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
+        parts += [f"input: {loop}"] if loop else []
         parts += [f"break: {cause}"] if cause else []
         return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
-    def _predict(self, finished: Finished) -> tuple[str, str | None, str | None]:
+    def _predict(self, finished: Finished) -> tuple[str, str | None, str | None, str | None]:
         """The prediction against the conversation's earlier answered requests: figures,
-        the break cause, and the provider's own diagnosis (agreeing or not) where it gave
-        one."""
+        the break cause, the provider's own diagnosis (agreeing or not) where it gave one,
+        and what the reported input covers where the provider ran a tool loop inside the
+        request ('loop of 3 calls: first call predicted 1,212 ...')."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
@@ -81,10 +84,12 @@ class Summary:
         try:
             entry = analyzer.add(finished.request or {}, finished.response, at=started)
         except Exception as exc:  # a shape the analyzer does not model
-            return f"unavailable ({type(exc).__name__})", None, None
+            return f"unavailable ({type(exc).__name__})", None, None, None
         analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
         cause = entry.cache_break.cause if entry.cache_break else None
         diagnosis = entry.diagnosis
         said = f"{diagnosis} ({entry.diagnosis_agreement})" if diagnosis else None
-        return _figures(usage), cause, said
+        compared = compare_input(entry.total_tokens, finished.response, provider)
+        loop = compared.label if compared.calls.calls > 1 else None
+        return _figures(usage), cause, said, loop
