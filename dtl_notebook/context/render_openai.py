@@ -18,6 +18,7 @@ import dataclasses
 from itertools import islice
 from typing import Any
 
+from dtl_notebook.context.audio import audio_tokens
 from dtl_notebook.context.calibration import openai_tool_search
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
@@ -80,20 +81,39 @@ def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int |
     if not isinstance(content, list):
         return text, None
     images = [p for p in content if isinstance(p, dict) and p.get("type") in _IMAGES]
-    if not images:
+    clips = [p for p in content if isinstance(p, dict) and p.get("type") == "input_audio"]
+    if not images and not clips:
         return text, None
-    words = content_text([p for p in content if p not in images])
-    tokens = out.counter.count(words) if words else 0
+    words = content_text([p for p in content if p not in images and p not in clips])
+    tokens = (out.counter.count(words) if words else 0) + _audio(clips, out)
     for part in images:
         url = part.get("image_url")
         detail = str(part.get("detail") or "auto")
         if isinstance(url, dict):  # Chat Completions: {"url": ..., "detail": ...}
             detail, url = str(url.get("detail") or "auto"), url.get("url")
         image = openai_image_tokens(url, detail, model)
-        if image.assumed:
-            out.notes.append(f"{UNPUBLISHED}the size of an image given by URL or file id")
+        unknown = image.unknown("an image given by URL or file id")
+        if unknown:
+            out.notes.append(f"{UNPUBLISHED}{unknown}")
         tokens += image.tokens
     return text, tokens
+
+
+def _audio(clips: list[dict[str, Any]], out: Collector) -> int:
+    """Tokens of input_audio clips by their duration (`audio`), not their base64 text."""
+    tokens = 0
+    for clip in clips:
+        given = clip.get("input_audio")
+        given = given if isinstance(given, dict) else {}
+        counted = audio_tokens(str(given.get("data", "")), str(given.get("format", "")))
+        if counted is None:
+            ms = billing()["openai"]["audio"]["ms_per_token"]
+            out.notes.append(
+                f"{UNPUBLISHED}an audio clip whose length cannot be read: unknown until the "
+                f"provider answers (1 token per {ms} ms of audio)"
+            )
+        tokens += counted or 0
+    return tokens
 
 
 def structured_output(payload: dict[str, Any], source: str, out: Collector) -> None:
