@@ -9,8 +9,10 @@ input (input + cache_read + cache_creation), then refits the constants of
   hold for both);
 - the structured-output prompt (a fixed instruction plus copies of the schema);
 - the server-tool prompts, one per type and version, on first-call usage (`calibrate_server`);
-- OpenAI: the client tool-search prompt (framing per message, reply priming and function
-  definitions follow the cookbook's published rule, `billing.json` "openai" "framing").
+- OpenAI: nothing fitted (framing per message, reply priming and function definitions follow
+  the cookbook's published rule, `billing.json` "openai" "framing"); tool search's client and
+  load prompts are derived per model family from recordings' differences
+  (`calibrate_tool_search`).
 Last, the error per kind of request with every request held out from the fit that predicts it
 (`calibrate_kinds`). `--write` stores the refit constants and then, measured with them in a
 fresh process, the per-kind bands the estimates show (`calibration.json` "bands"); it needs the

@@ -2,10 +2,10 @@
 
 The constants live in `data/calibration.json`: published figures (Anthropic's tool-use system
 prompt table) and fitted ones (the Claude scale factor and framing overheads, the
-structured-output and extended-thinking prompts, OpenAI's per-message and function-section
-framing and client tool-search prompt), written by `benchmarks/calibrate.py --write` from input
-tokens the APIs reported for real recorded requests, with the error band per kind of request
-measured held out ("bands"). Each figure names its source there.
+structured-output and extended-thinking prompts, OpenAI tool search's prompts per model family,
+derived from recordings' differences), written by `benchmarks/calibrate.py --write` from the
+input tokens the APIs reported for real recorded requests, with the error band per kind of
+request measured held out ("bands"). Each figure names its source there.
 """
 
 from __future__ import annotations
