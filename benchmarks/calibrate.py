@@ -48,7 +48,6 @@ from benchmarks.calibrate_kinds import (
 )
 from benchmarks.calibrate_server import server_fit, server_kinds, server_loco, server_pairs
 from benchmarks.calibrate_tool_search import ABOUT as TOOL_SEARCH_ABOUT
-from benchmarks.calibrate_tool_search import client_search
 from benchmarks.calibrate_tool_search import derivations as tool_search_derivations
 from benchmarks.calibrate_tool_search import held_out as tool_search_held_out
 from dtl_notebook.cache import analyze
@@ -248,8 +247,9 @@ def held_out_errors() -> dict[str, float]:
     errors.update(structured_loco(structured))
     errors.update(fixed_prompt_loco(thinking, THINKING))
     openai = [p for p in pairs if p.provider != "anthropic"]
-    # nothing fitted enters an OpenAI prediction but the client tool-search prompt
-    errors.update({p.source: 100 * p.signed_error() for p in openai if not client_search(p)})
+    # nothing fitted enters an OpenAI prediction but the tool-search prompts, held out apart
+    searching = [p for p in openai if kind_of(p) == "openai_tool_search"]
+    errors.update({p.source: 100 * p.signed_error() for p in openai if p not in searching})
     errors.update(tool_search_held_out())
     return errors
 

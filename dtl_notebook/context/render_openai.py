@@ -19,7 +19,6 @@ from itertools import islice
 from typing import Any
 
 from dtl_notebook.context.audio import audio_tokens
-from dtl_notebook.context.calibration import openai_tool_search
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
@@ -35,13 +34,18 @@ from dtl_notebook.context.openai_functions import (
     tool_call_tokens,
     tool_output_header,
 )
+from dtl_notebook.context.openai_tool_search import (
+    add_load_prompt,
+    add_search_prompts,
+    search_exhausted,
+    shown,
+)
 from dtl_notebook.context.render_anthropic import withdrawn_marks
+from dtl_notebook.context.request_kinds import item_types
 from dtl_notebook.context.segments import content_text, dump, strip
 
 _IMAGES = ("input_image", "image_url")
 
-CLIENT_SEARCH_PROMPT = "client tool-search prompt"
-LOAD_PROMPT = "tool-search load prompt"
 HIDDEN_NOTE = "OpenAI adds hidden system content ahead of the tools; it is not counted here"
 
 
@@ -145,21 +149,14 @@ def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> N
     out.add("message", summary, path, label="reasoning", role="assistant")
 
 
-def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
-    """The published framing (`billing.json` "openai" "framing") and the client tool-search
-    prompt per model family (`calibration.json` "openai" "tool_search")."""
+def hidden_prompts(tools: list[Any], history: str, exhausted: bool, out: Collector) -> None:
+    """The published framing (`billing.json` "openai" "framing") and the tool-search prompts
+    (`openai_tool_search`)."""
     out.hidden("reply priming", reply_priming(out.model), history, "published")
-    if tools:
+    if any(shown(t, exhausted) for t in tools):
         section = int(billing()["openai"]["framing"]["function"]["section"])
         out.hidden("function definitions framing", section, "tools", "published")
-    for i, tool in enumerate(tools):
-        if isinstance(tool, dict) and tool.get("type") == "tool_search":
-            if tool.get("execution") == "client":
-                tokens, why = openai_tool_search("client_prompt", out.model)
-                out.hidden(CLIENT_SEARCH_PROMPT, tokens, f"tools.{i}", why)
-                continue
-            out.hidden("hosted tool-search prompt", 0, f"tools.{i}", "size not published")
-            out.notes.append(f"{UNPUBLISHED}OpenAI's hosted tool search prompt (counted as 0)")
+    add_search_prompts(tools, exhausted, out)
 
 
 def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
@@ -197,23 +194,26 @@ def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
 
 def render_responses(payload: dict[str, Any], out: Collector) -> None:
     tools = payload.get("tools") or []
-    head = {
-        "tools": tools,
-        "instructions": payload.get("instructions"),
-        "text": payload.get("text"),
-    }
-    if not out.unit(head):
-        out.notes.append(HIDDEN_NOTE)
-        hidden_prompts(tools, "input", out)
-        structured_output(payload, "text.format", out)
-        for i, tool in enumerate(tools):
-            _responses_tool(tool, f"tools.{i}", out)
-        if payload.get("instructions"):
-            out.add("system", str(payload["instructions"]), "instructions", label="instructions")
     items = payload.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
     items = items or []
+    exhausted = search_exhausted(tools, items, item_types(payload))
+    head = {
+        "tools": tools,
+        "instructions": payload.get("instructions"),
+        "text": payload.get("text"),
+        "exhausted": exhausted,
+    }
+    if not out.unit(head):
+        out.notes.append(HIDDEN_NOTE)
+        hidden_prompts(tools, "input", exhausted, out)
+        structured_output(payload, "text.format", out)
+        for i, tool in enumerate(tools):
+            if shown(tool, exhausted):
+                _responses_tool(tool, f"tools.{i}", out)
+        if payload.get("instructions"):
+            out.add("system", str(payload["instructions"]), "instructions", label="instructions")
     turn = current_turn_start(items)
     i = out.replay(items)
     while i < len(items):
@@ -245,9 +245,7 @@ def _responses_item(
 ) -> None:
     item, path = items[i], f"input.{i}"
     if kind == "additional_tools" or kind == "tool_search_output":
-        if not any(_loads(earlier) for earlier in islice(items, i)):  # once, at the first load
-            size, why = openai_tool_search("load_prompt", out.model)
-            out.hidden(LOAD_PROMPT, size, path, why)
+        add_load_prompt(items, i, out)
         out.add(
             "tool_result" if kind == "tool_search_output" else "system_patch",
             "",
@@ -276,10 +274,6 @@ def _responses_item(
         if kind == "function_call":
             tokens = tool_call_tokens(item, lambda text: int(out.counter.count(text)))
         out.add("message", dump(shown), path, label=kind, role="assistant", tokens=tokens)
-
-
-def _loads(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("type") in ("additional_tools", "tool_search_output")
 
 
 def add_output_header(items: list[Any], i: int, call_id: Any, out: Collector) -> None:

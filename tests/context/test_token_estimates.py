@@ -139,7 +139,7 @@ def test_estimate_is_labelled_with_the_band_of_its_kind() -> None:
     assert plain.estimate.kind == "Anthropic requests without tools"
     assert plain.estimate.band_pct == BANDS["kinds"]["anthropic_plain"]["p90_abs_error_pct"]
     responses = model_context(
-        {"model": "gpt-5.4", "input": "hi", "tools": [{"type": "tool_search"}]},
+        {"model": "gpt-5.4", "input": "hi", "tools": [{"type": "web_search"}]},
         provider="openai-responses",
     )
     # no public recording of hosted tools with a known body: no band is claimed
@@ -147,16 +147,24 @@ def test_estimate_is_labelled_with_the_band_of_its_kind() -> None:
     assert "no measured band for OpenAI hosted tools" in (
         responses.estimate.describe(responses.total_tokens)
     )
-    assert any("hosted tool search" in n for n in responses.notes)
+    assert any("hosted web_search" in n for n in responses.notes)
+    search = model_context(
+        {"model": "gpt-5.6", "input": "hi", "tools": [{"type": "tool_search"}]},
+        provider="openai-responses",
+    )
+    measured = BANDS["kinds"]["openai_tool_search"]
+    assert search.estimate.band_pct == measured["p90_abs_error_pct"]  # a weak band, shown
+    hosted = {s.label: s.text for s in search.of_kind("hidden")}["hosted tool-search prompt"]
+    assert "measured on gpt-5.6" in hosted
 
 
 #: The issue's targets, and where a kind does not reach them, the figure it does reach (held
 #: out, benchmarks/calibrate.py): a shipped band above either fails here.
 TARGETS = {"median": 5.0, "p90": 15.0, "cached_median": 5.0}
 REACHED: dict[str, tuple[float, float]] = {
-    # two model families, one recorded conversation each: held out, each is predicted with
-    # the other family's tool-search prompts, which differ (calibration.json "tool_search")
-    "openai_tool_search": (29.5, 75.4),
+    # gpt-5.4 and gpt-5.4-mini have one recorded conversation each: held out, each is
+    # predicted with the other families' tool-search prompts, which differ (the p90)
+    "openai_tool_search": (5.0, 36.0),
 }
 
 
@@ -288,6 +296,28 @@ def test_an_unmeasured_family_takes_the_mean_and_says_so() -> None:
     ctx = model_context(body, "openai-responses")
     (prompt,) = [s for s in ctx.of_kind("hidden") if s.label == "client tool-search prompt"]
     assert prompt.tokens == mean and "not measured for this model" in prompt.text
+
+
+def test_an_exhausted_hosted_search_is_no_longer_rendered() -> None:
+    """pydantic-ai test_openai_live_delta_preserves_the_warmed_cache_prefix (gpt-5.6): once
+    additional_tools loaded the one deferred function, the request reported 142 tokens, 250
+    fewer than the one before: neither the hosted search, its prompt nor the deferred summary
+    is rendered; the load prompt is."""
+    deferred = {"type": "function", "name": "f", "defer_loading": True, "parameters": {}}
+    user = {"role": "user", "content": "hi"}
+    body = {"model": "gpt-5.6", "tools": [{"type": "tool_search"}, deferred], "input": [user]}
+    before = model_context(body, "openai-responses")
+    assert "hosted tool-search prompt" in {s.label for s in before.of_kind("hidden")}
+    load = {"type": "additional_tools", "role": "developer", "tools": [{**deferred}]}
+    after = model_context({**body, "input": [user, load]}, "openai-responses")
+    labels = {s.label for s in after.segments}
+    assert "hosted tool-search prompt" not in labels and "tool_search" not in labels
+    assert "tool-search load prompt" in labels and "function definitions framing" not in labels
+    other = {"type": "function", "name": "g", "defer_loading": True, "parameters": {}}
+    partial = model_context(
+        {**body, "tools": [*body["tools"], other], "input": [user, load]}, "openai-responses"
+    )
+    assert "hosted tool-search prompt" in {s.label for s in partial.of_kind("hidden")}
 
 
 def test_the_load_prompt_is_added_once_at_the_first_load_point() -> None:
