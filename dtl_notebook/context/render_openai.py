@@ -18,7 +18,6 @@ import dataclasses
 from itertools import islice
 from typing import Any
 
-from dtl_notebook.context.audio import audio_tokens
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
@@ -34,6 +33,7 @@ from dtl_notebook.context.openai_functions import (
     tool_call_tokens,
     tool_output_header,
 )
+from dtl_notebook.context.openai_parts import own_rule, own_rule_tokens
 from dtl_notebook.context.openai_tool_search import (
     add_load_prompt,
     add_search_prompts,
@@ -79,17 +79,17 @@ def _responses_tool(tool: dict[str, Any], source: str, out: Collector) -> None:
 
 
 def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int | None]:
-    """(text, billed tokens or None when they are the text's) of message content: images
-    count by OpenAI's published image rules, not as text."""
+    """(text, billed tokens or None when they are the text's) of message content: images,
+    audio and files by reference count by their own rules, not as text."""
     text = content_text(content)
     if not isinstance(content, list):
         return text, None
     images = [p for p in content if isinstance(p, dict) and p.get("type") in _IMAGES]
-    clips = [p for p in content if isinstance(p, dict) and p.get("type") == "input_audio"]
-    if not images and not clips:
+    own = [p for p in content if own_rule(p)]  # audio by duration, files by reference
+    if not images and not own:
         return text, None
-    words = content_text([p for p in content if p not in images and p not in clips])
-    tokens = (out.counter.count(words) if words else 0) + _audio(clips, out)
+    words = content_text([p for p in content if p not in images and p not in own])
+    tokens = (out.counter.count(words) if words else 0) + own_rule_tokens(own, out)
     for part in images:
         url = part.get("image_url")
         detail = str(part.get("detail") or "auto")
@@ -101,23 +101,6 @@ def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int |
             out.notes.append(f"{UNPUBLISHED}{unknown}")
         tokens += image.tokens
     return text, tokens
-
-
-def _audio(clips: list[dict[str, Any]], out: Collector) -> int:
-    """Tokens of input_audio clips by their duration (`audio`), not their base64 text."""
-    tokens = 0
-    for clip in clips:
-        given = clip.get("input_audio")
-        given = given if isinstance(given, dict) else {}
-        counted = audio_tokens(str(given.get("data", "")), str(given.get("format", "")))
-        if counted is None:
-            ms = billing()["openai"]["audio"]["ms_per_token"]
-            out.notes.append(
-                f"{UNPUBLISHED}an audio clip whose length cannot be read: unknown until the "
-                f"provider answers (1 token per {ms} ms of audio)"
-            )
-        tokens += counted or 0
-    return tokens
 
 
 def structured_output(payload: dict[str, Any], source: str, out: Collector) -> None:

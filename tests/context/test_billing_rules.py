@@ -366,3 +366,20 @@ def test_changed_thinking_settings_keep_system_cached_not_messages() -> None:
     system_tokens = sum(s.tokens for s in ctx.segments[: system_end + 1])
     assert same.cached_tokens == same.total_tokens
     assert changed.cached_tokens == system_tokens < changed.total_tokens
+
+
+def test_a_file_by_id_is_unknown_until_the_provider_answers() -> None:
+    """A PDF given by file id: its pages are not in the request. Not its JSON's tokens, not a
+    guess: 0 counted and the rule that will apply named (OpenAI's 'File inputs')."""
+    by_id = {"type": "input_file", "file_id": "file-abc123"}
+    ask = {"type": "input_text", "text": "Summarise this."}
+    body = {"model": "gpt-4.1", "input": [{"role": "user", "content": [ask, by_id]}]}
+    alone = {"model": "gpt-4.1", "input": [{"role": "user", "content": [ask]}]}
+    ctx = model_context(body, provider="openai-responses")
+    assert ctx.total_tokens == model_context(alone, provider="openai-responses").total_tokens
+    said = [n for n in ctx.estimate.unpublished if "unknown until the provider answers" in n]
+    assert said and "an image of each page" in said[0]
+    chat = {"type": "file", "file": {"file_id": "file-abc123"}}
+    chat_body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": [chat]}]}
+    notes = model_context(chat_body, provider="openai-chat").estimate.unpublished
+    assert any("a file given by id or URL" in n for n in notes)
