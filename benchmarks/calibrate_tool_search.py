@@ -152,6 +152,7 @@ def held_out() -> dict[str, float]:
                 errors[p.source] = 100 * (predicted - p.reported) / p.reported
     return errors
 
+
 ABOUT = (
     "OpenAI publishes no size for what tool search adds. Per mode and model family (the "
     "longest listed prefix of the model name; an unlisted family takes the mean of the listed "
