@@ -9,8 +9,10 @@ input (input + cache_read + cache_creation), then refits the constants of
   hold for both);
 - the structured-output prompt (a fixed instruction plus copies of the schema);
 - the server-tool prompts, one per type and version, on first-call usage (`calibrate_server`);
-- OpenAI: the client tool-search prompt (framing per message, reply priming and function
-  definitions follow the cookbook's published rule, `billing.json` "openai" "framing").
+- OpenAI: nothing fitted (framing per message, reply priming and function definitions follow
+  the cookbook's published rule, `billing.json` "openai" "framing"); tool search's client and
+  load prompts are derived per model family from recordings' differences
+  (`calibrate_tool_search`).
 Last, the error per kind of request with every request held out from the fit that predicts it
 (`calibrate_kinds`). `--write` stores the refit constants and then, measured with them in a
 fresh process, the per-kind bands the estimates show (`calibration.json` "bands"); it needs the
@@ -45,9 +47,16 @@ from benchmarks.calibrate_kinds import (
     write_bands,
 )
 from benchmarks.calibrate_server import server_fit, server_kinds, server_loco, server_pairs
+from benchmarks.calibrate_tool_search import ABOUT as TOOL_SEARCH_ABOUT
+from benchmarks.calibrate_tool_search import derivations as tool_search_derivations
+from benchmarks.calibrate_tool_search import held_out as tool_search_held_out
 from dtl_notebook.cache import analyze
 from dtl_notebook.context import model_context
-from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
+from dtl_notebook.context.calibration import (
+    anthropic_tool_framing,
+    anthropic_tool_prompt,
+    calibration,
+)
 from dtl_notebook.context.content_rules import output_schema
 from dtl_notebook.context.model import FRAMED_KINDS, ModelContext
 from dtl_notebook.context.offline_encodings import get_encoding
@@ -118,11 +127,12 @@ def _linear(segments: list[Segment], body: dict[str, Any], tools: bool) -> list[
     raw = sum(len(encoding.encode_ordinary(t)) for t in texts) - json
     forced = str((body.get("tool_choice") or {}).get("type", "auto")) in ("any", "tool")
     kinds = [str(t.get("type", "")) for t in body.get("tools") or []] if tools else []
+    framed = tools and anthropic_tool_framing(str(body.get("model", "")))
     return [
         json,
         raw,
-        float(tools and not forced),
-        float(tools and forced),
+        float(framed and not forced),
+        float(framed and forced),
         sum(1 for s in segments if s.kind in FRAMED_KINDS),
         float(any(k.startswith("tool_search_tool_bm25") for k in kinds)),
         float(any(k.startswith("tool_search_tool_regex") for k in kinds)),
@@ -176,34 +186,14 @@ def shipped_anthropic() -> list[float]:
     ]
 
 
-CLIENT_SEARCH = "client tool-search prompt"
-
-
-def client_search(pair: UsagePair) -> bool:
-    tools = pair.body.get("tools") or []
-    return any(t.get("type") == "tool_search" and t.get("execution") == "client" for t in tools)
-
-
-def _searched(pair: UsagePair) -> bool:
-    return any(i.get("type") == "tool_search_output" for i in pair.body.get("input") or [])
-
-
-def client_search_refit() -> float:
-    """OpenAI's client tool-search prompt: the mean of what usage shows beyond the rest of the
-    context (framing, reply priming and function definitions follow the cookbook's rule), on
-    requests before any search ran: a later one also holds what its `tool_search_output`
-    loaded, which usage shows far above the loaded definitions (unexplained, left to the band)."""
-    pairs = [p for p in openai_calibration_pairs() if client_search(p) and not _searched(p)]
+def print_openai() -> None:
+    """Each OpenAI request against its reported input, then the tool-search derivations."""
     print(f"\nOpenAI\n{'request':70} predicted reported  error")
     for p in openai_calibration_pairs():
         print(f"{p.source[-70:]:70} {p.predicted():9,} {p.reported:8,} {100 * p.error():5.1f} %")
-    gaps = []
-    for p in pairs:
-        ctx = model_context(p.body, provider=p.provider)
-        gaps.append(p.reported - sum(s.tokens for s in ctx if s.label != CLIENT_SEARCH))
-    size = float(np.mean(gaps))
-    print(f"refit: client_tool_search_prompt {size:.2f}")
-    return size
+    for part, families in tool_search_derivations().items():
+        for name, figure in families.items():
+            print(f"tool search {part} {name}: {figure['tokens']} ({figure['derivation'][-60:]})")
 
 
 def refit(
@@ -237,7 +227,7 @@ def thinking_refit() -> float:
     """The extended-thinking instruction: the mean of what usage shows beyond the rest."""
     gaps = []
     for p in all_pairs():
-        if kind_of(p) == "anthropic_thinking" and p.comparable is not None:
+        if kind_of(p) == "anthropic_thinking" and p.comparable is not None and not p.with_tools:
             ctx = model_context(p.body, provider="anthropic")
             gaps.append(p.reported - sum(s.tokens for s in ctx if s.label != THINKING))
     return float(np.mean(gaps))
@@ -248,7 +238,8 @@ def held_out_errors() -> dict[str, float]:
     pairs = [p for p in all_pairs() if p.comparable is not None]
     claude = [p for p in pairs if p.provider == "anthropic"]
     structured = [p for p in claude if kind_of(p) == "anthropic_structured"]
-    thinking = [p for p in claude if kind_of(p) == "anthropic_thinking"]
+    # with tools the instruction is not added: those are predicted as tool runs
+    thinking = [p for p in claude if kind_of(p) == "anthropic_thinking" and not p.with_tools]
     server = server_pairs()
     rest = [p for p in claude if p not in structured + thinking + server]
     errors = held_out(rest, fit_pairs(), anthropic_row, published_prompt, shipped_anthropic())
@@ -256,9 +247,10 @@ def held_out_errors() -> dict[str, float]:
     errors.update(structured_loco(structured))
     errors.update(fixed_prompt_loco(thinking, THINKING))
     openai = [p for p in pairs if p.provider != "anthropic"]
-    # nothing fitted enters an OpenAI prediction but the client tool-search prompt
-    errors.update({p.source: 100 * p.signed_error() for p in openai if not client_search(p)})
-    errors.update(fixed_prompt_loco([p for p in openai if client_search(p)], CLIENT_SEARCH))
+    # nothing fitted enters an OpenAI prediction but the tool-search prompts, held out apart
+    searching = [p for p in openai if kind_of(p) == "openai_tool_search"]
+    errors.update({p.source: 100 * p.signed_error() for p in openai if p not in searching})
+    errors.update(tool_search_held_out())
     return errors
 
 
@@ -275,7 +267,7 @@ def _in_sample(pairs: list[UsagePair], sources: list[str]) -> dict[str, Any]:
     }
 
 
-def write_constants(claude: np.ndarray, client_search_prompt: float) -> None:
+def write_constants(claude: np.ndarray) -> None:
     """Store the refit constants (rounded as they are used) in calibration.json."""
     data = json.loads(CALIBRATION.read_text())
     a = data["anthropic"]
@@ -289,7 +281,7 @@ def write_constants(claude: np.ndarray, client_search_prompt: float) -> None:
     }
     a["fit"] = _in_sample(fit_pairs(), a["fit"]["sources"])
     o = data["openai"]
-    o["client_tool_search_prompt"] = round(client_search_prompt)
+    o["tool_search"] = {"about": TOOL_SEARCH_ABOUT, **tool_search_derivations()}
     CALIBRATION.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     print(f"\nwrote the refit constants to {CALIBRATION.name}")
 
@@ -345,7 +337,7 @@ def main(argv: list[str]) -> None:
     every = openai_pairs()
     left_out = [p for p in every if p.unmodelled]
     print(f"\nOpenAI: {len(left_out)} recorded requests left out (listed in the table, not scored)")
-    openai = client_search_refit()
+    print_openai()
     if "--write" not in argv:
         table(measure(held_out_errors(), held_out_cached()))
         return
@@ -353,7 +345,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit(
             "--write needs the real recordings (../shared/fixtures/real): the fit uses them"
         )
-    write_constants(claude, openai)
+    write_constants(claude)
     subprocess.run([sys.executable, __file__, "--prompts"], check=True)
     subprocess.run([sys.executable, __file__, "--server"], check=True)
     subprocess.run([sys.executable, __file__, "--bands"], check=True)

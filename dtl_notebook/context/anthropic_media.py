@@ -23,8 +23,9 @@ def media_block(
     source = block.get("source") or {}
     if block.get("type") == "image":
         image = anthropic_image_tokens(source)
-        if image.assumed:
-            out.notes.append(f"{UNPUBLISHED}the size of the image at {path} (assumed the largest)")
+        unknown = image.unknown(path)
+        if unknown:
+            out.notes.append(f"{UNPUBLISHED}{unknown}")
         out.add(
             kind,
             f"{image.describe()[:-1]} {media_key(source)}]",
@@ -72,20 +73,19 @@ def media_block(
             tokens=tokens + (out.counter.count(title) if title else 0),
             new_block=kind == "message",
         )
-    else:
-        rule = billing()["anthropic"]
-        page = int(rule["image"]["max_tokens"]) + int(
-            rule["pdf"]["page_text_tokens_when_unreadable"]
-        )
+    else:  # by URL or file id: its pages are not in the request
+        rule = billing()["anthropic"]["pdf"]["unknown_rule"]
         out.notes.append(
-            f"{UNPUBLISHED}the document at {path} ({given}: pages unknown, one assumed)"
+            f"{UNPUBLISHED}the document at {path} ({given}): unknown until the provider "
+            f"answers ({rule})"
         )
         out.add(
             kind,
-            f"[document by {given}, {media_key(source)}] {title}".strip(),
+            f"[document by {given}: unknown until the provider answers, {media_key(source)}]"
+            f" {title}".strip(),
             path,
             label=role,
             role=role,
-            tokens=page,
+            tokens=out.counter.count(title) if title else 0,
             new_block=kind == "message",
         )

@@ -2,10 +2,10 @@
 
 The constants live in `data/calibration.json`: published figures (Anthropic's tool-use system
 prompt table) and fitted ones (the Claude scale factor and framing overheads, the
-structured-output and extended-thinking prompts, OpenAI's per-message and function-section
-framing and client tool-search prompt), written by `benchmarks/calibrate.py --write` from input
-tokens the APIs reported for real recorded requests, with the error band per kind of request
-measured held out ("bands"). Each figure names its source there.
+structured-output and extended-thinking prompts, OpenAI tool search's prompts per model family,
+derived from recordings' differences), written by `benchmarks/calibrate.py --write` from the
+input tokens the APIs reported for real recorded requests, with the error band per kind of
+request measured held out ("bands"). Each figure names its source there.
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["Estimate", "anthropic_tool_prompt", "band", "calibration", "estimate_for"]
+__all__ = [
+    "Estimate",
+    "anthropic_tool_framing",
+    "anthropic_tool_prompt",
+    "band",
+    "calibration",
+    "estimate_for",
+    "openai_tool_search",
+]
 
 
 @functools.cache
@@ -78,8 +86,17 @@ def band(kind: str | None) -> tuple[float | None, int, str | None]:
     )
 
 
+def anthropic_tool_framing(model: str) -> bool:
+    """Whether `model`'s generation adds the fitted framing beyond the published tool-use
+    prompt (Claude 4.5 and later; not Claude 4.0 / 4.1 or 3, `tool_prompt_without_unpublished`)."""
+    name = model.strip().lower()
+    without = calibration()["anthropic"]["tool_prompt_without_unpublished"]["models"]
+    return not any(name.startswith(prefix) for prefix in without)
+
+
 def anthropic_tool_prompt(model: str, tool_choice: str) -> tuple[int | None, int]:
-    """(published tool-use system prompt size or None, fitted unpublished extra) for `model`."""
+    """(published tool-use system prompt size or None, fitted unpublished extra) for `model`:
+    the extra is 0 on a generation without it (`anthropic_tool_framing`)."""
     data = calibration()["anthropic"]
     column = "any" if tool_choice in ("any", "tool") else "auto"
     name = model.strip().lower()
@@ -91,7 +108,8 @@ def anthropic_tool_prompt(model: str, tool_choice: str) -> tuple[int | None, int
         ),
         None,
     )
-    return published, int(data["tool_prompt_unpublished"][column])
+    extra = int(data["tool_prompt_unpublished"][column]) if anthropic_tool_framing(name) else 0
+    return published, extra
 
 
 def estimate_for(provider: str, method: str, kind: str | None = None) -> Estimate:
@@ -109,3 +127,18 @@ def estimate_for(provider: str, method: str, kind: str | None = None) -> Estimat
     else:
         label = method
     return Estimate(label, False, p90, requests, kind=title)
+
+
+def openai_tool_search(part: str, model: str) -> tuple[int, str]:
+    """(tokens, why) of what OpenAI's tool search adds, `part` "client_prompt" (a client
+    `tool_search` declared) or "load_prompt" (tools loaded by `tool_search_output` or
+    `additional_tools`), for `model`'s family: the longest listed prefix of its name, else
+    the mean of the measured families (`data/calibration.json` "openai" "tool_search")."""
+    families: dict[str, Any] = calibration()["openai"]["tool_search"][part]
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    matches = [family for family in families if name.startswith(family)]
+    if matches:
+        family = max(matches, key=len)
+        return int(families[family]["tokens"]), f"measured on {family}"
+    mean = round(sum(int(f["tokens"]) for f in families.values()) / len(families))
+    return mean, f"not measured for this model: the mean of {', '.join(families)}"

@@ -1,8 +1,9 @@
 """What providers bill for images and PDFs, by the rules they publish (`data/billing.json`).
 
 Image sizes are read from the file header alone (PNG, JPEG, GIF, WebP), so no image library
-is needed and nothing is decoded. A size that cannot be read (a URL, a file id, an unknown
-format) falls back to the size each rule names, and the caller is told it was assumed.
+is needed and nothing is decoded. An image whose size cannot be read (a URL, a file id, an
+unknown format) is unknown until the provider answers: counted as 0, with the rule that will
+apply, which the caller names.
 """
 
 from __future__ import annotations
@@ -49,11 +50,20 @@ class ImageTokens:
     tokens: int
     width: int
     height: int
-    assumed: bool  # the size was not in the request: the rule's fallback size was used
+    assumed: bool  # the size was not in the request: the tokens are unknown (0 counted)
+    rule: str = ""  # where the size is unknown, the rule its tokens will follow
 
     def describe(self) -> str:
-        size = f"{self.width}\u00d7{self.height}"
-        return f"[image {size}{' (size assumed)' if self.assumed else ''}]"
+        if self.assumed and not self.tokens:
+            return "[image by URL or file id: size unknown until the provider answers]"
+        size = f"{self.width}\u00d7{self.height}" if self.width else "of unknown size"
+        return f"[image {size}]"
+
+    def unknown(self, where: str) -> str | None:
+        """What to say of an image whose tokens are unknown, or None where they are known."""
+        if not self.assumed or self.tokens:
+            return None
+        return f"the image at {where}: unknown until the provider answers ({self.rule})"
 
 
 def _decoded_head(data: str, limit: int = _HEAD_BYTES) -> bytes:
@@ -153,9 +163,8 @@ def anthropic_image_tokens(source: Any) -> ImageTokens:
     """Tokens Claude bills for an image block's `source` (base64 data; else size unknown)."""
     rule = billing()["anthropic"]["image"]
     size = _source_size(source)
-    if size is None:
-        side = int(math.sqrt(int(rule["unknown_size_tokens"]) * int(rule["pixels_per_token"])))
-        return ImageTokens(int(rule["unknown_size_tokens"]), side, side, True)
+    if size is None:  # unknown until the provider answers: counted as 0, the rule named
+        return ImageTokens(0, 0, 0, True, str(rule["unknown_size_rule"]))
     return ImageTokens(claude_image_tokens(*size), size[0], size[1], False)
 
 
@@ -169,9 +178,19 @@ def openai_image_tokens(source: Any, detail: str, model: str) -> ImageTokens:
     the patch rule for the models it names, else the 512-px tile rule."""
     rule = billing()["openai"]["image"]
     size = _source_size(source)
-    assumed = size is None
-    width, height = size or tuple(rule["unknown_size"])
     patched = _by_prefix(rule["patches"]["models"], model)
+    tiled = _by_prefix(rule["tiles"]["models"], model) or rule["tiles"]["models"][-1]
+    if size is None:  # unknown until the provider answers, but for detail low (the base alone)
+        if patched is None and detail == "low":
+            return ImageTokens(int(tiled["base"]), 0, 0, True)
+        if patched is not None:
+            said = f"{rule['patches']['rule']}; this model's multiplier {patched['multiplier']}"
+        else:
+            said = (
+                f"{rule['tiles']['rule']}; this model: base {tiled['base']}, tile {tiled['tile']}"
+            )
+        return ImageTokens(0, 0, 0, True, said)
+    width, height = size
     if patched is not None:
         cap = int(rule["patches"]["cap"])
         patches = math.ceil(width / 32) * math.ceil(height / 32)
@@ -184,17 +203,16 @@ def openai_image_tokens(source: Any, detail: str, model: str) -> ImageTokens:
             w2, h2 = int(w * shrink2), int(h * shrink2)
             patches = min(cap, math.ceil(w2 / 32) * math.ceil(h2 / 32))
         tokens = math.ceil(patches * float(patched["multiplier"]))
-        return ImageTokens(tokens, width, height, assumed)
-    tiled = _by_prefix(rule["tiles"]["models"], model) or rule["tiles"]["models"][-1]
+        return ImageTokens(tokens, width, height, False)
     base, tile = int(tiled["base"]), int(tiled["tile"])
     if detail == "low":
-        return ImageTokens(base, width, height, assumed)
+        return ImageTokens(base, width, height, False)
     scale = min(1.0, 2048 / max(width, height))
     w, h = width * scale, height * scale
     scale = min(1.0, 768 / min(w, h))
     w, h = w * scale, h * scale
     tiles = math.ceil(w / 512) * math.ceil(h / 512)
-    return ImageTokens(base + tile * tiles, width, height, assumed)
+    return ImageTokens(base + tile * tiles, width, height, False)
 
 
 _PAGE = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")

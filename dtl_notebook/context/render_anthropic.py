@@ -18,7 +18,11 @@ import math
 from typing import Any
 
 from dtl_notebook.context.anthropic_media import media_block
-from dtl_notebook.context.calibration import anthropic_tool_prompt, calibration
+from dtl_notebook.context.calibration import (
+    anthropic_tool_framing,
+    anthropic_tool_prompt,
+    calibration,
+)
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
@@ -186,7 +190,12 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
             f"assumed equal to Claude 4.x ({published} tokens)"
         )
     out.hidden("tool-use system prompt", published, "tools", why)
-    out.hidden("tool-use framing", unpublished, "tools", "fitted on real usage")
+    framing_why = (
+        "fitted on real usage"
+        if anthropic_tool_framing(model)
+        else "none on this model generation (measured)"
+    )
+    out.hidden("tool-use framing", unpublished, "tools", framing_why)
     search_prompts = calibration()["anthropic"]["tool_search_prompt"]
     for i, tool in enumerate(tools):
         kind = str(tool.get("type", "")) if isinstance(tool, dict) else ""
@@ -212,10 +221,13 @@ def _thinking_settings(payload: dict[str, Any], out: Collector) -> None:
     """The extended-thinking instruction and configuration, between the system prompt and the
     messages: changing the configuration invalidates the cached messages but not tools or
     system (Anthropic's prompt-caching docs, 'What invalidates the cache'). Its size is not
-    published: one fixed instruction, fitted (`calibration.json` "thinking_instruction")."""
+    published: one fixed instruction, fitted (`calibration.json` "thinking_instruction"),
+    none where tools are present (measured: `thinking_instruction_with_tools_source`)."""
     thinking = payload.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
-        tokens = int(calibration()["anthropic"]["thinking_instruction"])
+        tokens = (
+            0 if payload.get("tools") else int(calibration()["anthropic"]["thinking_instruction"])
+        )
         out.hidden("extended-thinking instruction", tokens, "thinking", dump(thinking))
 
 

@@ -27,7 +27,7 @@ def render_chat(payload: dict[str, Any], out: Collector, openai: bool) -> None:
     tools = payload.get("tools") or []
     if not out.unit({"tools": tools, "response_format": payload.get("response_format")}):
         if openai:
-            hidden_prompts(tools, "messages", out)
+            hidden_prompts(tools, "messages", False, out)
             structured_output(payload, "response_format", out)
         for i, tool in enumerate(tools):
             out.add(

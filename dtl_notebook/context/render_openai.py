@@ -18,7 +18,6 @@ import dataclasses
 from itertools import islice
 from typing import Any
 
-from dtl_notebook.context.calibration import calibration
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
     UNPUBLISHED,
@@ -34,7 +33,15 @@ from dtl_notebook.context.openai_functions import (
     tool_call_tokens,
     tool_output_header,
 )
+from dtl_notebook.context.openai_parts import own_rule, own_rule_tokens
+from dtl_notebook.context.openai_tool_search import (
+    add_load_prompt,
+    add_search_prompts,
+    search_exhausted,
+    shown,
+)
 from dtl_notebook.context.render_anthropic import withdrawn_marks
+from dtl_notebook.context.request_kinds import item_types
 from dtl_notebook.context.segments import content_text, dump, strip
 
 _IMAGES = ("input_image", "image_url")
@@ -72,24 +79,26 @@ def _responses_tool(tool: dict[str, Any], source: str, out: Collector) -> None:
 
 
 def content_tokens(content: Any, model: str, out: Collector) -> tuple[str, int | None]:
-    """(text, billed tokens or None when they are the text's) of message content: images
-    count by OpenAI's published image rules, not as text."""
+    """(text, billed tokens or None when they are the text's) of message content: images,
+    audio and files by reference count by their own rules, not as text."""
     text = content_text(content)
     if not isinstance(content, list):
         return text, None
     images = [p for p in content if isinstance(p, dict) and p.get("type") in _IMAGES]
-    if not images:
+    own = [p for p in content if own_rule(p)]  # audio by duration, files by reference
+    if not images and not own:
         return text, None
-    words = content_text([p for p in content if p not in images])
-    tokens = out.counter.count(words) if words else 0
+    words = content_text([p for p in content if p not in images and p not in own])
+    tokens = (out.counter.count(words) if words else 0) + own_rule_tokens(own, out)
     for part in images:
         url = part.get("image_url")
         detail = str(part.get("detail") or "auto")
         if isinstance(url, dict):  # Chat Completions: {"url": ..., "detail": ...}
             detail, url = str(url.get("detail") or "auto"), url.get("url")
         image = openai_image_tokens(url, detail, model)
-        if image.assumed:
-            out.notes.append(f"{UNPUBLISHED}the size of an image given by URL or file id")
+        unknown = image.unknown("an image given by URL or file id")
+        if unknown:
+            out.notes.append(f"{UNPUBLISHED}{unknown}")
         tokens += image.tokens
     return text, tokens
 
@@ -123,22 +132,14 @@ def _reasoning(item: dict[str, Any], path: str, seen: bool, out: Collector) -> N
     out.add("message", summary, path, label="reasoning", role="assistant")
 
 
-def hidden_prompts(tools: list[Any], history: str, out: Collector) -> None:
+def hidden_prompts(tools: list[Any], history: str, exhausted: bool, out: Collector) -> None:
     """The published framing (`billing.json` "openai" "framing") and the tool-search prompts
-    (`calibration.json` "openai")."""
-    data = calibration()["openai"]
+    (`openai_tool_search`)."""
     out.hidden("reply priming", reply_priming(out.model), history, "published")
-    if tools:
+    if any(shown(t, exhausted) for t in tools):
         section = int(billing()["openai"]["framing"]["function"]["section"])
         out.hidden("function definitions framing", section, "tools", "published")
-    for i, tool in enumerate(tools):
-        if isinstance(tool, dict) and tool.get("type") == "tool_search":
-            if tool.get("execution") == "client":
-                tokens = int(data["client_tool_search_prompt"])
-                out.hidden("client tool-search prompt", tokens, f"tools.{i}", "fitted")
-                continue
-            out.hidden("hosted tool-search prompt", 0, f"tools.{i}", "size not published")
-            out.notes.append(f"{UNPUBLISHED}OpenAI's hosted tool search prompt (counted as 0)")
+    add_search_prompts(tools, exhausted, out)
 
 
 def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
@@ -176,23 +177,26 @@ def _loaded_tools(item: dict[str, Any], path: str, out: Collector) -> None:
 
 def render_responses(payload: dict[str, Any], out: Collector) -> None:
     tools = payload.get("tools") or []
-    head = {
-        "tools": tools,
-        "instructions": payload.get("instructions"),
-        "text": payload.get("text"),
-    }
-    if not out.unit(head):
-        out.notes.append(HIDDEN_NOTE)
-        hidden_prompts(tools, "input", out)
-        structured_output(payload, "text.format", out)
-        for i, tool in enumerate(tools):
-            _responses_tool(tool, f"tools.{i}", out)
-        if payload.get("instructions"):
-            out.add("system", str(payload["instructions"]), "instructions", label="instructions")
     items = payload.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
     items = items or []
+    exhausted = search_exhausted(tools, items, item_types(payload))
+    head = {
+        "tools": tools,
+        "instructions": payload.get("instructions"),
+        "text": payload.get("text"),
+        "exhausted": exhausted,
+    }
+    if not out.unit(head):
+        out.notes.append(HIDDEN_NOTE)
+        hidden_prompts(tools, "input", exhausted, out)
+        structured_output(payload, "text.format", out)
+        for i, tool in enumerate(tools):
+            if shown(tool, exhausted):
+                _responses_tool(tool, f"tools.{i}", out)
+        if payload.get("instructions"):
+            out.add("system", str(payload["instructions"]), "instructions", label="instructions")
     turn = current_turn_start(items)
     i = out.replay(items)
     while i < len(items):
@@ -224,6 +228,7 @@ def _responses_item(
 ) -> None:
     item, path = items[i], f"input.{i}"
     if kind == "additional_tools" or kind == "tool_search_output":
+        add_load_prompt(items, i, out)
         out.add(
             "tool_result" if kind == "tool_search_output" else "system_patch",
             "",

@@ -14,7 +14,7 @@ from typing import Any, Final
 from dtl_notebook._reuse.prefix import PrefixScan, plain_head
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
 
-__all__ = ["KINDS", "request_kind", "tool_kinds"]
+__all__ = ["KINDS", "item_types", "request_kind", "tool_kinds"]
 
 #: kind id -> what the band's table calls it, in table order
 KINDS: Final[dict[str, str]] = {
@@ -25,6 +25,7 @@ KINDS: Final[dict[str, str]] = {
     "anthropic_server_tools": "Anthropic server tools",
     "anthropic_plain": "Anthropic requests without tools",
     "openai_tools": "OpenAI tool runs and plain requests",
+    "openai_tool_search": "OpenAI tool search, deferred functions, namespaces, additional_tools",
     "openai_hosted": "OpenAI hosted tools",
     "openai_reasoning": "OpenAI reasoning items",
     "openai_media": "OpenAI images and documents",
@@ -93,8 +94,9 @@ def _read_kinds(tools: list[Any]) -> list[ToolKind]:
     return list(dict.fromkeys((_text(kind), _text(execution)) for kind, execution in raw))
 
 
-def _blocks(payload: dict[str, Any]) -> set[str]:
-    """The `type` of every message, input item and content block."""
+def item_types(payload: dict[str, Any]) -> set[str]:
+    """The `type` of every message, input item and content block (resumed over the items a
+    body shares with the last one)."""
     items = payload.get("messages") or payload.get("input") or []
     return _TYPES.scan(items) if isinstance(items, list) else set()
 
@@ -102,7 +104,7 @@ def _blocks(payload: dict[str, Any]) -> set[str]:
 def _anthropic(payload: dict[str, Any], tools: list[Any]) -> str:
     # each distinct type once: a native-search body declares the whole registry
     types = {kind or "" for kind, _ in tool_kinds(tools)}
-    blocks = _blocks(payload)
+    blocks = item_types(payload)
     if any(server_tool_prompt(t)[1] for t in types) or blocks & {"server_tool_use"}:
         return "anthropic_server_tools"
     if output_schema(payload) is not None:
@@ -118,9 +120,17 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _hosted(kind: str | None, execution: str | None) -> bool:
-    client_search = kind == "tool_search" and execution == "client"
-    return kind not in _OPENAI_OWN and kind is not None and not client_search
+def _hosted(kind: str | None) -> bool:
+    """A hosted tool other than tool search (its own kind, sized per model family)."""
+    return kind not in _OPENAI_OWN and kind is not None and kind != "tool_search"
+
+
+def _searches(tools: list[Any], blocks: set[str]) -> bool:
+    """Client tool search, a deferred function or a namespace declared, or tools loaded."""
+    kinds = {kind for kind, _ in tool_kinds(tools)}
+    deferred = any(isinstance(t, dict) and t.get("defer_loading") for t in tools)
+    loaded = blocks & {"additional_tools", "tool_search_output", "tool_search_call"}
+    return bool(kinds & {"tool_search", "namespace"} or deferred or loaded)
 
 
 def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
@@ -131,10 +141,12 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
         return _anthropic(payload, tools)
     if provider not in ("openai-responses", "openai-chat"):
         return None
-    blocks = _blocks(payload)
+    blocks = item_types(payload)
     kinds = tool_kinds(tools)
-    if any(_hosted(kind, execution) for kind, execution in kinds):  # unpublished size
+    if any(_hosted(kind) for kind, _ in kinds):  # unpublished size
         return "openai_hosted"
+    if _searches(tools, blocks):  # tool search's own prompts, per model family
+        return "openai_tool_search"
     if "reasoning" in blocks:
         return "openai_reasoning"
     if blocks & _MEDIA:  # what an image bills dwarfs the framing

@@ -9,6 +9,13 @@ call. Only the first call sees the request as sent: the rest is what the server 
 A stream's `message_start` is sent before the first call samples, so its usage is that call's
 input; the usage of `message_delta` is cumulative (platform.claude.com/docs/en/build-with-claude/
 streaming), the whole loop's input where the delta reports it.
+
+OpenAI Responses runs hosted tools (web search, file search, code interpreter, image
+generation, hosted tool search, remote MCP) the same way: each hosted call item in `output`
+is followed by another model call, and `usage` sums them without itemising
+(platform.openai.com/docs/guides/tools). `compare_input` sets a prediction of the request as
+sent against the figure of the same call, and where the provider gives none, says what the
+reported figure covers rather than comparing one call with a loop.
 """
 
 from __future__ import annotations
@@ -17,9 +24,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ModelCalls", "model_calls"]
+__all__ = ["InputComparison", "ModelCalls", "compare_input", "model_calls"]
 
 _INPUT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+# Responses output items of a call a hosted tool ran inside the request
+_HOSTED_CALLS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +74,33 @@ def _events(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def model_calls(response: Any) -> ModelCalls:
-    """The model calls an Anthropic response (a JSON body, or a stream's text) covers."""
+def _hosted_call(item: Any) -> bool:
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    return kind in _HOSTED_CALLS or (
+        kind == "tool_search_call" and item.get("execution") != "client"
+    )
+
+
+def _responses_calls(response: dict[str, Any]) -> ModelCalls:
+    usage = response.get("usage") or {}
+    total = int(usage.get("input_tokens") or 0) if isinstance(usage, dict) else 0
+    calls = 1 + sum(1 for item in response.get("output") or [] if _hosted_call(item))
+    return ModelCalls(calls, total, total if calls == 1 else None)
+
+
+def model_calls(response: Any, provider: str = "anthropic") -> ModelCalls:
+    """The model calls a response covers: Anthropic (a JSON body, or a stream's text) or
+    OpenAI Responses (a JSON body). Other providers run no tools inside a request."""
+    if provider == "openai-responses" and isinstance(response, dict):
+        return _responses_calls(response)
+    if not isinstance(response, (dict, str)):
+        return ModelCalls(1, None, None)  # nothing readable: one call, figure unknown
+    if provider != "anthropic":
+        usage = response.get("usage") if isinstance(response, dict) else None
+        total = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        return ModelCalls(1, total, total)
     first: int | None = None
     cumulative: int | None = None
     if isinstance(response, str):
@@ -86,3 +129,37 @@ def model_calls(response: Any) -> ModelCalls:
     if first is not None:  # a stream: its start reports the first call
         return ModelCalls(calls, first if calls == 1 else cumulative, first)
     return ModelCalls(calls, total, total if calls == 1 else None)
+
+
+@dataclass(frozen=True)
+class InputComparison:
+    """A predicted input against the reported figure of the same model call. `error_pct` is
+    None where the provider gives no figure for the call the request as sent produced (a
+    loop summed without itemising); `label` says what is compared, e.g. 'loop of 3 calls:
+    first call predicted 1,212'."""
+
+    predicted: int
+    calls: ModelCalls
+    reported: int | None
+    error_pct: float | None
+    label: str
+
+
+def compare_input(predicted: int, response: Any, provider: str) -> InputComparison:
+    """`predicted` (the request as sent) against the reported input of its first model call."""
+    calls = model_calls(response, provider)
+    first = calls.first_input
+    if calls.calls > 1 and first is None:
+        total = "" if calls.total_input is None else f"reported {calls.total_input:,} "
+        label = (
+            f"loop of {calls.calls} calls: first call predicted {predicted:,} "
+            f"({total}covers a server-side loop of {calls.calls} calls; not compared)"
+        )
+        return InputComparison(predicted, calls, None, None, label)
+    if first is None:
+        return InputComparison(predicted, calls, None, None, f"predicted {predicted:,}")
+    error = round(100 * (predicted - first) / first, 1) if first else None
+    off = "" if error is None else f" ({error:+g} %)"
+    of = f"first call of a loop of {calls.calls}: " if calls.calls > 1 else ""
+    label = f"{of}predicted {predicted:,}, reported {first:,}{off}"
+    return InputComparison(predicted, calls, first, error, label)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from dtl_notebook.cache.analyze import CacheAnalyzer, Usage, reported_usage
 from dtl_notebook.cache.prefix_store import PrefixStore
+from dtl_notebook.context.server_loop import compare_input
 from dtl_notebook.proxy.config import GENERATION_PATHS
 from dtl_notebook.proxy.store_queue import Event, Finished
 from dtl_notebook.proxy.worker import Worker
@@ -64,17 +65,17 @@ class Summary:
         if finished.response is None:
             return " ".join([*parts, "no readable response"])
         reported = reported_usage(finished.response, str(values["provider"]))
-        predicted, cause, diagnosis, thread = self._predict(finished)
-        parts += [f"reported {_figures(reported)}", f"predicted {predicted}"]
-        parts += [cause] if cause else []
-        parts += [thread] if thread else []
+        predicted, notes, diagnosis = self._predict(finished)
+        parts += [f"reported {_figures(reported)}", f"predicted {predicted}", *notes]
         return " ".join(parts + ([f"provider: {diagnosis}"] if diagnosis else []))
 
-    def _predict(self, finished: Finished) -> tuple[str, str | None, str | None, str | None]:
+    def _predict(self, finished: Finished) -> tuple[str, list[str], str | None]:
         """The prediction against the scope's earlier answered requests (the conversation's
-        for its breaks): figures, the break (or a new session's lost shared prefix), the
-        provider's own diagnosis (agreeing or not) where it gave one, and a message thread's
-        messages sent of those the model sees (`thread continue 1/7`)."""
+        for its breaks): figures; notes on what the reported input covers where the provider
+        ran a tool loop inside the request ('loop of 3 calls: first call predicted 1,212'),
+        the break (or a new session's lost shared prefix) and a message thread's messages sent
+        of those the model sees (`thread continue 1/7`); the provider's own diagnosis
+        (agreeing or not) where it gave one."""
         name = finished.conversation or "-"
         provider = str(finished.row.values["provider"])
         analyzer = self._analyzers.get(name)
@@ -87,7 +88,7 @@ class Summary:
         try:
             entry = analyzer.add(finished.request or {}, finished.response, at=started)
         except Exception as exc:  # a shape the analyzer does not model
-            return f"unavailable ({type(exc).__name__})", None, None, None
+            return f"unavailable ({type(exc).__name__})", [], None
         analyzer.entries.clear()  # the summary needs each entry once: keep memory flat
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
         cause = f"break: {entry.cache_break.cause}" if entry.cache_break else None
@@ -96,8 +97,11 @@ class Summary:
             cause = f"shared_prefix_lost: {lost.tokens} tokens at {lost.where}"
         diagnosis = entry.diagnosis
         said = f"{diagnosis} ({entry.diagnosis_agreement})" if diagnosis else None
+        compared = compare_input(entry.total_tokens, finished.response, provider)
+        notes = [f"input: {compared.label}"] if compared.calls.calls > 1 else []
+        notes += [cause] if cause else []
         facts = entry.thread
-        thread = f"thread {facts.kind} {facts.sent}/{facts.whole}" if facts else None
-        if facts is not None and facts.event:
-            thread = f"{thread} {facts.event}"
-        return _figures(usage), cause, said, thread
+        if facts is not None:
+            event = f" {facts.event}" if facts.event else ""
+            notes.append(f"thread {facts.kind} {facts.sent}/{facts.whole}{event}")
+        return _figures(usage), notes, said

@@ -101,12 +101,13 @@ def test_claude_image_block_counts_its_pixels_not_its_base64() -> None:
     assert image.text.startswith("[image 1000\u00d71000 sha256:")
     assert image.tokens == 1334 + per_block
     url = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
-    assert anthropic_image_tokens(url["source"]).assumed
+    unknown = anthropic_image_tokens(url["source"])
+    assert unknown.assumed and unknown.tokens == 0  # not ~1,600: unknown until answered
     body["messages"][0]["content"][0] = url
-    assert any(
-        "size of the image" in n
-        for n in model_context(body, provider="anthropic").estimate.unpublished
-    )
+    by_url = model_context(body, provider="anthropic")
+    said = [n for n in by_url.estimate.unpublished if "unknown until the provider answers" in n]
+    assert said and "/ 750 tokens" in said[0]  # with the rule that will apply
+    assert by_url.segments[0].tokens == per_block
 
 
 def test_openai_tiles_by_detail() -> None:
@@ -117,7 +118,10 @@ def test_openai_tiles_by_detail() -> None:
     tall = "data:image/png;base64," + b64(png(2048, 4096))  # OpenAI's example: 1105 tokens
     assert openai_image_tokens(tall, "high", "gpt-4o").tokens == 1105
     assert openai_image_tokens(data, "high", "gpt-5").tokens == 70 + 4 * 140
-    assert openai_image_tokens("https://x/y.png", "high", "gpt-4o").assumed
+    by_url = openai_image_tokens("https://x/y.png", "high", "gpt-4o")
+    assert by_url.assumed and by_url.tokens == 0 and "base 85, tile 170" in by_url.rule
+    # detail low bills the base alone, whatever the size: known without it
+    assert openai_image_tokens("https://x/y.png", "low", "gpt-4o").tokens == 85
 
 
 def test_openai_patches_for_the_models_that_use_them() -> None:
@@ -362,3 +366,20 @@ def test_changed_thinking_settings_keep_system_cached_not_messages() -> None:
     system_tokens = sum(s.tokens for s in ctx.segments[: system_end + 1])
     assert same.cached_tokens == same.total_tokens
     assert changed.cached_tokens == system_tokens < changed.total_tokens
+
+
+def test_a_file_by_id_is_unknown_until_the_provider_answers() -> None:
+    """A PDF given by file id: its pages are not in the request. Not its JSON's tokens, not a
+    guess: 0 counted and the rule that will apply named (OpenAI's 'File inputs')."""
+    by_id = {"type": "input_file", "file_id": "file-abc123"}
+    ask = {"type": "input_text", "text": "Summarise this."}
+    body = {"model": "gpt-4.1", "input": [{"role": "user", "content": [ask, by_id]}]}
+    alone = {"model": "gpt-4.1", "input": [{"role": "user", "content": [ask]}]}
+    ctx = model_context(body, provider="openai-responses")
+    assert ctx.total_tokens == model_context(alone, provider="openai-responses").total_tokens
+    said = [n for n in ctx.estimate.unpublished if "unknown until the provider answers" in n]
+    assert said and "an image of each page" in said[0]
+    chat = {"type": "file", "file": {"file_id": "file-abc123"}}
+    chat_body = {"model": "gpt-4.1", "messages": [{"role": "user", "content": [chat]}]}
+    notes = model_context(chat_body, provider="openai-chat").estimate.unpublished
+    assert any("a file given by id or URL" in n for n in notes)

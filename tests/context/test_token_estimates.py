@@ -139,7 +139,7 @@ def test_estimate_is_labelled_with_the_band_of_its_kind() -> None:
     assert plain.estimate.kind == "Anthropic requests without tools"
     assert plain.estimate.band_pct == BANDS["kinds"]["anthropic_plain"]["p90_abs_error_pct"]
     responses = model_context(
-        {"model": "gpt-5.4", "input": "hi", "tools": [{"type": "tool_search"}]},
+        {"model": "gpt-5.4", "input": "hi", "tools": [{"type": "web_search"}]},
         provider="openai-responses",
     )
     # no public recording of hosted tools with a known body: no band is claimed
@@ -147,13 +147,25 @@ def test_estimate_is_labelled_with_the_band_of_its_kind() -> None:
     assert "no measured band for OpenAI hosted tools" in (
         responses.estimate.describe(responses.total_tokens)
     )
-    assert any("hosted tool search" in n for n in responses.notes)
+    assert any("hosted web_search" in n for n in responses.notes)
+    search = model_context(
+        {"model": "gpt-5.6", "input": "hi", "tools": [{"type": "tool_search"}]},
+        provider="openai-responses",
+    )
+    measured = BANDS["kinds"]["openai_tool_search"]
+    assert search.estimate.band_pct == measured["p90_abs_error_pct"]  # a weak band, shown
+    hosted = {s.label: s.text for s in search.of_kind("hidden")}["hosted tool-search prompt"]
+    assert "measured on gpt-5.6" in hosted
 
 
 #: The issue's targets, and where a kind does not reach them, the figure it does reach (held
 #: out, benchmarks/calibrate.py): a shipped band above either fails here.
 TARGETS = {"median": 5.0, "p90": 15.0, "cached_median": 5.0}
-REACHED: dict[str, tuple[float, float]] = {}
+REACHED: dict[str, tuple[float, float]] = {
+    # gpt-5.4 and gpt-5.4-mini have one recorded conversation each: held out, each is
+    # predicted with the other families' tool-search prompts, which differ (the p90)
+    "openai_tool_search": (5.0, 36.0),
+}
 
 
 def test_shipped_bands_hold_their_targets() -> None:
@@ -256,14 +268,84 @@ def test_openai_function_counts_by_the_cookbook_rule_not_json() -> None:
     assert schema.tokens < count(schema.text)
 
 
-def test_client_tool_search_adds_its_fitted_prompt() -> None:
+def _search_body(model: str, *items: dict[str, object]) -> dict[str, object]:
     search = {"type": "tool_search", "execution": "client", "parameters": {"type": "object"}}
-    ctx = model_context({"model": "gpt-5.4", "input": "hi", "tools": [search]}, "openai-responses")
-    hidden = {s.label: s.tokens for s in ctx.of_kind("hidden")}
-    assert (
-        hidden["client tool-search prompt"] == calibration()["openai"]["client_tool_search_prompt"]
+    return {"model": model, "input": ["hi", *items], "tools": [search]}
+
+
+def _hidden(body: dict[str, object]) -> dict[str, int]:
+    ctx = model_context(body, "openai-responses")
+    return {s.label: s.tokens for s in ctx.of_kind("hidden")}
+
+
+@pytest.mark.parametrize("model", ["gpt-5.4-mini-2026-03-17", "gpt-5.4", "gpt-5.4-2026-03-05"])
+def test_client_tool_search_prompt_is_its_model_family_figure(model: str) -> None:
+    """The longest listed family prefix decides: gpt-5.4-mini is not gpt-5.4."""
+    families = calibration()["openai"]["tool_search"]["client_prompt"]
+    family = "gpt-5.4-mini" if "mini" in model else "gpt-5.4"
+    body = _search_body(model)
+    body["input"] = [{"role": "user", "content": "hi"}]
+    assert _hidden(body)["client tool-search prompt"] == families[family]["tokens"]
+
+
+def test_an_unmeasured_family_takes_the_mean_and_says_so() -> None:
+    families = calibration()["openai"]["tool_search"]["client_prompt"]
+    mean = round(sum(f["tokens"] for f in families.values()) / len(families))
+    body = _search_body("gpt-6")
+    body["input"] = [{"role": "user", "content": "hi"}]
+    ctx = model_context(body, "openai-responses")
+    (prompt,) = [s for s in ctx.of_kind("hidden") if s.label == "client tool-search prompt"]
+    assert prompt.tokens == mean and "not measured for this model" in prompt.text
+
+
+def test_an_exhausted_hosted_search_is_no_longer_rendered() -> None:
+    """pydantic-ai test_openai_live_delta_preserves_the_warmed_cache_prefix (gpt-5.6): once
+    additional_tools loaded the one deferred function, the request reported 142 tokens, 250
+    fewer than the one before: neither the hosted search, its prompt nor the deferred summary
+    is rendered; the load prompt is."""
+    deferred = {"type": "function", "name": "f", "defer_loading": True, "parameters": {}}
+    user = {"role": "user", "content": "hi"}
+    body = {"model": "gpt-5.6", "tools": [{"type": "tool_search"}, deferred], "input": [user]}
+    before = model_context(body, "openai-responses")
+    assert "hosted tool-search prompt" in {s.label for s in before.of_kind("hidden")}
+    load = {"type": "additional_tools", "role": "developer", "tools": [{**deferred}]}
+    after = model_context({**body, "input": [user, load]}, "openai-responses")
+    labels = {s.label for s in after.segments}
+    assert "hosted tool-search prompt" not in labels and "tool_search" not in labels
+    assert "tool-search load prompt" in labels and "function definitions framing" not in labels
+    other = {"type": "function", "name": "g", "defer_loading": True, "parameters": {}}
+    partial = model_context(
+        {**body, "tools": [*body["tools"], other], "input": [user, load]}, "openai-responses"
     )
-    assert not any("hosted tool search" in n for n in ctx.notes)
+    assert "hosted tool-search prompt" in {s.label for s in partial.of_kind("hidden")}
+
+
+def test_the_load_prompt_is_added_once_at_the_first_load_point() -> None:
+    """At the first tool_search_output or additional_tools item, not ahead of the cached
+    prefix, and not again at a later load."""
+    loaded = {"type": "function", "name": "f", "parameters": {"type": "object"}}
+    first = {"type": "tool_search_output", "call_id": "c", "execution": "client", "tools": [loaded]}
+    later = {"type": "additional_tools", "role": "developer", "tools": [{**loaded, "name": "g"}]}
+    user = {"role": "user", "content": "hi"}
+    body = {**_search_body("gpt-5.4-mini"), "input": [user, first, later]}
+    ctx = model_context(body, "openai-responses")
+    loads = [s for s in ctx.segments if s.label == "tool-search load prompt"]
+    expected = calibration()["openai"]["tool_search"]["load_prompt"]["gpt-5.4-mini"]["tokens"]
+    assert [(s.tokens, s.source) for s in loads] == [(expected, "input.1")]
+    before = {**body, "input": [user]}
+    assert "tool-search load prompt" not in _hidden(before)
+
+
+def test_tool_search_figures_are_the_recordings_derivations() -> None:
+    """calibration.json ships exactly what benchmarks/calibrate_tool_search.py derives from the
+    recordings' differences (tests/data/openai_usage_pairs.json), each with its arithmetic."""
+    from benchmarks.calibrate_tool_search import derivations
+
+    shipped = calibration()["openai"]["tool_search"]
+    derived = derivations()
+    assert {part: shipped[part] for part in derived} == derived
+    assert {"gpt-5.4", "gpt-5.4-mini"} <= set(derived["load_prompt"])
+    assert all("reported" in f["derivation"] for part in derived.values() for f in part.values())
 
 
 def test_openai_cookbook_framing_is_counted() -> None:
