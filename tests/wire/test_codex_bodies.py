@@ -150,6 +150,30 @@ def test_real_codex_bodies_validate_and_are_answered(real_recordings: Path, name
     for body in bodies:
         notes = validate_lenient(body, "openai-responses")
         assert notes[0].startswith('type: "response.create"')
+        if "previous_response_id" in body:  # the recorded chain, onto the emulator's ids
+            body = {**body, "previous_response_id": emulator.answered[-1]}
         reply = _answer(emulator, body)
         assert reply.status_code == 200, reply.text
         assert reply.json()["model"] == body["model"]
+
+
+def test_a_continuation_is_read_after_the_conversation_it_continues() -> None:
+    emulator = Emulator("openai-responses")
+    first = {**codex_history(), "instructions": "You are Codex, a coding agent. " * 300}
+    answered = _answer(emulator, first).json()
+    text = [{"type": "input_text", "text": "and now?"}]
+    new = [{"type": "message", "role": "user", "content": text}]
+    follow = {**first, "previous_response_id": answered["id"], "input": new}
+    expanded = emulator.history.expand(follow)
+    assert expanded["input"] == [*first["input"], *answered["output"], *new]
+    assert "previous_response_id" not in expanded
+    reply = _answer(emulator, follow).json()
+    alone = {k: v for k, v in follow.items() if k != "previous_response_id"}
+    standalone = _answer(Emulator("openai-responses"), alone).json()
+    assert reply["usage"]["input_tokens"] > standalone["usage"]["input_tokens"]
+    # the first request's prefix is read from the cache (OpenAI caches from 1,024 tokens)
+    assert reply["usage"]["input_tokens_details"]["cached_tokens"] >= 1024
+    unknown = _answer(emulator, {**follow, "previous_response_id": "resp_gone"})
+    assert unknown.status_code == 400
+    assert unknown.json()["error"]["param"] == "previous_response_id"
+    assert "resp_gone" in unknown.json()["error"]["message"]
