@@ -110,6 +110,8 @@ def test_each_response_create_is_one_exchange_grouped_like_http(
     ids = [e.response["id"] for e in exchanges if e.response is not None]
     assert ids[:3] == [a[-1]["response"]["id"] for a in answers]
     assert exchanges[1].request["input"][-1]["content"][0]["text"] == "more"
+    # read as the API takes Codex's bodies: notes, never "invalid" (the view shows these)
+    assert not [n for e in exchanges for n in e.notes if "invalid" in n]
     assert all(KEY.encode() not in p.read_bytes() for p in tmp_path.iterdir())
 
 

@@ -32,6 +32,7 @@ def codex_history() -> dict[str, Any]:
         "input": [
             {
                 "type": "message",
+                "id": "msg_0199a1b2-developer",  # Codex 0.17x: an id on every message
                 "role": "developer",
                 "content": [{"type": "input_text", "text": "p"}],
             },
@@ -92,11 +93,11 @@ def test_the_sdk_types_refuse_a_codex_history_the_api_takes() -> None:
     notes = validate_lenient(body, "openai-responses")
     assert body == before  # checked as the API takes it, never changed
     assert notes == [
+        "`id` on an input message (the API takes the ids it returned) (input.0, input.6): not "
+        "in the SDK types, the API takes it",
         "`content: null` on a reasoning item (input.2): not in the SDK types, the API takes it",
         "an assistant message's `output_text` parts sent back without `annotations` or "
         "`status` (input.5): not in the SDK types, the API takes it",
-        "`id` on an input message (the API takes the ids it returned) (input.6): not in the "
-        "SDK types, the API takes it",
     ]
 
 
@@ -129,15 +130,16 @@ def test_what_the_api_refuses_stays_refused() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(["msg_a", "msg_b", None]), min_size=1, max_size=5))
-def test_ids_on_messages_never_decide_validity(ids: list[str | None]) -> None:
+def test_every_message_id_is_named_in_one_note(ids: list[str | None]) -> None:
     body = codex_history()
-    users = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}]
-    body["input"] += [{**users[0], **({"id": i} if i else {})} for i in ids]
+    start = len(body["input"])
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}
+    body["input"] += [{**user, **({"id": i} if i else {})} for i in ids]
     notes = validate_lenient(body, "openai-responses")
-    carrying = [i for i in ids if i is not None]
-    assert any("`id` on an input message" in n for n in notes)  # input.6 carries one already
-    if carrying:
-        assert str(len(body["input"]) - len(ids) + ids.index(carrying[0])) in notes[-1]
+    (named,) = [n for n in notes if n.startswith("`id` on an input message")]
+    carrying = ["input.0", "input.6", *(f"input.{start + k}" for k, i in enumerate(ids) if i)]
+    assert f"({', '.join(carrying[:3])}" in named
+    assert (f"and {len(carrying) - 3} more" in named) == (len(carrying) > 3)
 
 
 @pytest.mark.parametrize("name", TRACES)
