@@ -111,7 +111,12 @@ def test_the_websocket_fields_are_named_not_refused() -> None:
     body = {**codex_history(), "type": "response.create", "generate": False}
     body["client_metadata"] = {"traceparent": "00-abc-def-01"}
     notes = validate_lenient(body, "openai-responses")
-    assert [n.split(":")[0] for n in notes[:3]] == ["type", "generate", "client_metadata"]
+    assert notes[0].startswith("client_metadata: ")  # `type` and `generate`: the SDK's event
+    del body["type"]  # a capture that kept the body only: `generate` is named
+    assert [n.split(":")[0] for n in validate_lenient(body, "openai-responses")[:2]] == [
+        "generate",
+        "client_metadata",
+    ]
     assert _answer(Emulator("openai-responses"), body).status_code == 200
 
 
@@ -151,7 +156,7 @@ def test_real_codex_bodies_validate_and_are_answered(real_recordings: Path, name
     emulator = Emulator("openai-responses")
     for body in bodies:
         notes = validate_lenient(body, "openai-responses")
-        assert notes[0].startswith('type: "response.create"')
+        assert not [n for n in notes if n.startswith(("type", "generate"))]  # the SDK's event
         if "previous_response_id" in body:  # the recorded chain, onto the emulator's ids
             body = {**body, "previous_response_id": emulator.answered[-1]}
         reply = _answer(emulator, body)

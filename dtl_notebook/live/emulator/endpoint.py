@@ -96,15 +96,13 @@ class Emulator:
 
     def respond(self, payload: JSON) -> JSON:
         """The response body for a valid request."""
-        if self.provider == "openai-responses":
-            payload = self.history.expand(payload)
+        payload = self.history.expand(payload)  # only a Responses body names a previous one
         ctx = model_context(payload, provider=self.provider)
         entry = self.cache.add(payload, at=self.clock() if self.clock is not None else None)
         view = build_view(payload, self.provider, ctx)
         body = REPLIES[self.provider](self, payload, view, entry)
         self.answered.append(str(body["id"]))
-        if self.provider == "openai-responses":
-            self.history.keep(payload, body)
+        self.history.keep(payload, body)
         return body
 
     def _anthropic_answer(self, payload: JSON, view: View, entry: CacheEntry) -> JSON:
