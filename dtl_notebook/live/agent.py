@@ -6,13 +6,13 @@ import copy
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.bridge import enable_bridge
 from dtl_notebook.agent.errors import DtlError, InvalidArgumentError
-from dtl_notebook.agent.messages import ToolCall
 from dtl_notebook.agent.secrets import masked_cause
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
@@ -22,7 +22,14 @@ from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.cache_watch import CacheWatch, MissCallback
 from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.live.recording import Recorder
-from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState, TurnResult
+from dtl_notebook.live.steps import (
+    AgentEvent,
+    Listener,
+    Step,
+    StepState,
+    TurnResult,
+    activate_registered,
+)
 from dtl_notebook.live.threads import ThreadClient
 from dtl_notebook.live.transport import (
     TRANSPORTS,
@@ -35,9 +42,8 @@ from dtl_notebook.live.transport import (
     redact,
 )
 from dtl_notebook.live.warmup import warm_up
-from dtl_notebook.wire import WireRequest, build_request
+from dtl_notebook.wire import build_request
 from dtl_notebook.wire.arguments import check_provider_options
-from dtl_notebook.wire.reply import ProviderError
 
 
 class TurnError(DtlError, RuntimeError):
@@ -177,43 +183,6 @@ class Agent(CacheWatch):
         if self.threads is None:
             self.threads = ThreadClient()
 
-    def _send_threaded(self, full: WireRequest, state: StepState) -> Step:
-        """Send the session's full request, as a thread create or continuation with
-        `threads=True`; a lost or refused thread is sent again as `ThreadClient` says."""
-        if self.threads is None:
-            return self._send(full, state)
-        request = self.threads.request_for(full, self.clock())
-        try:
-            step = self._send(request, state)
-        except ProviderError as failure:
-            again = self.threads.recover(failure, full, self.clock())
-            if again is None:
-                raise
-            request = again
-            step = self._send(request, state)
-        self.threads.answered(request, step.response, self.clock())
-        return step
-
-    def _activate_registered(self, request: WireRequest, calls: list[ToolCall]) -> None:
-        """Activate the called tools that the request loaded where their registration was
-        recorded (hosted search declares a tool registered mid-session there, callable), as
-        one the provider's search loaded; a tool a change touched keeps its own history."""
-        if not calls:
-            return
-        session = self.session
-        timeline = session.timeline()
-        loaded = {n for lp in request.load_points if lp.kind == "load" for n in lp.tools}
-        names = [
-            c.name
-            for c in calls
-            if c.name in loaded
-            and c.name in timeline.registered
-            and c.name in session.registry
-            and not timeline.events(c.name)
-        ]
-        if names:
-            session.activate(names)
-
     def use_transport(self, transport: Transport) -> None:
         """Send the next requests through another transport (emulator, live, replay); a
         recording goes on, into the same file (and into the given recorder's own, if any)."""
@@ -232,7 +201,6 @@ class Agent(CacheWatch):
         ):
             transport = Recorder(transport, self.record, self.provider, self.model)
         self.transport: Transport = transport
-        self.label = "emulated, not an LLM" if transport.name == "emulator" else "live"
 
     def run(self, text: str, on_step: Listener | None = None) -> TurnResult:
         """One user turn: request, execute tool calls, repeat until the model answers.
@@ -296,14 +264,17 @@ class Agent(CacheWatch):
             request = build_request(
                 self.session, self.provider, self.model, **self._diagnostics(steps), **self.options
             )
-            step = self._send_threaded(request, state)
+            if self.threads is None:
+                step = self._send(request, state)
+            else:
+                step = self.threads.send(request, partial(self._send, state=state), self.clock)
             reply = step.reply
             steps.append(step)
             self.session.append(reply.message)
             if reply.loaded_tool_names:  # loaded by the provider's server-side search
                 self.session.activate_found(reply.loaded_tool_names)
             calls = reply.message.tool_calls
-            self._activate_registered(request, calls)
+            activate_registered(self.session, request, calls)
             if calls:
                 step.results = [self.session.execute(call) for call in calls]
             self._emit(AgentEvent("step", text, step=step), on_step)

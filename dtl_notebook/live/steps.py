@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dtl_notebook.agent.messages import ToolResultMessage
+from dtl_notebook.agent.messages import ToolCall, ToolResultMessage
+from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.collapse import CacheMiss
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.cache.keep_warm import RefreshDecision
@@ -86,3 +87,23 @@ class AgentEvent:
 
 
 Listener = Callable[[AgentEvent], None]
+
+
+def activate_registered(session: Session, request: WireRequest, calls: list[ToolCall]) -> None:
+    """Activate the called tools that the request loaded where their registration was
+    recorded (hosted search declares a tool registered mid-session there, callable), as
+    one the provider's search loaded; a tool a change touched keeps its own history."""
+    if not calls:
+        return
+    timeline = session.timeline()
+    loaded = {n for lp in request.load_points if lp.kind == "load" for n in lp.tools}
+    names = [
+        c.name
+        for c in calls
+        if c.name in loaded
+        and c.name in timeline.registered
+        and c.name in session.registry
+        and not timeline.events(c.name)
+    ]
+    if names:
+        session.activate(names)

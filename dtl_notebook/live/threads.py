@@ -17,10 +17,12 @@ else the plain request. A `thread_not_found` answer (or `thread_already_continue
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from dtl_notebook.context.thread_context import THREAD_IDLE_SECONDS, HeldThread, ThreadBook
+from dtl_notebook.live.steps import Step
 from dtl_notebook.wire.anthropic_threads import (
     CREATE_ONLY_FIELDS,
     THREADS_BETA,
@@ -56,6 +58,23 @@ class ThreadClient:
             and profile is not None
             and profile.message_threads
         )
+
+    def send(
+        self, full: WireRequest, send: Callable[[WireRequest], Step], clock: Callable[[], float]
+    ) -> Step:
+        """Send the session's full request through `send`, as a thread create or continuation;
+        a lost or refused thread is sent again as `recover` says."""
+        request = self.request_for(full, clock())
+        try:
+            step = send(request)
+        except ProviderError as failure:
+            again = self.recover(failure, full, clock())
+            if again is None:
+                raise
+            request = again
+            step = send(request)
+        self.answered(request, step.response, clock())
+        return step
 
     def request_for(self, full: WireRequest, at: float) -> WireRequest:
         """The request to send at `at` for the session's full request `full`."""

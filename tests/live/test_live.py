@@ -57,7 +57,7 @@ def test_search_load_call_answer(provider: str, model: str, options: dict, mode:
     agent = Agent(s, provider, model, **options)
     first = agent.run("What is the weather in Paris?")
     assert first.text is not None and "Sunny, 21C in Paris" in first.text
-    assert "emulated, not an LLM" in first.text and agent.label == "emulated, not an LLM"
+    assert "emulated, not an LLM" in first.text
     assert all(step.request.mode == mode for step in agent.steps)
     assert "get_weather" in s.active_tools
     second = agent.run("And the shipping ETA of order_42?")

@@ -248,7 +248,7 @@ def test_agent_runs_a_turn_and_shows_the_view(ip: InteractiveShell) -> None:
     captured = ok(ip, f"%%agent\n{ETA}")
     a = agent(ip)
     assert a.turns == 1 and len(a.steps) == 3
-    assert a.provider == "anthropic" and a.label == "emulated, not an LLM"
+    assert a.provider == "anthropic" and a.transport.name == "emulator"
     assert user_texts(a.session) == [ETA]
     assert captured.stdout.startswith("anthropic: ")
     assert "order_42" in captured.stdout
@@ -453,7 +453,7 @@ def test_agent_live_without_a_key_leaves_an_existing_session(
     first = agent(ran)
     messages = list(first.session.messages)
     assert "ANTHROPIC_API_KEY" in usage_error(ran, f"%%agent --live\n{WEATHER}")
-    assert first.label == "emulated, not an LLM"
+    assert first.transport.name == "emulator"
     assert first.session.messages == messages and first.turns == 1
 
 
@@ -477,7 +477,7 @@ def test_agent_live_with_a_key_switches_to_the_live_transport(
     captured = ok(ip, f"%%agent --live --provider kimi\n{ETA}")
     a = agent(ip)
     assert made == ["kimi"]
-    assert a.label == "live" and a.transport.name == "live"
+    assert a.transport.name == "live"
     assert captured.stdout.startswith("kimi: ")
     assert agent_magics(ip).views["agent"].header["label"] == "live"
 
@@ -493,7 +493,7 @@ def test_config_live_transport_with_a_key_builds_a_live_session(
     line_magic(ip, "dtl tools")
     a = agent(ip)
     assert a.provider == provider and a.steps == []
-    assert a.label == "live" and a.transport.name == "live"
+    assert a.transport.name == "live"
 
 
 def test_interpolation_from_the_user_namespace(ip: InteractiveShell) -> None:

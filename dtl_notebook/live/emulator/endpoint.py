@@ -27,6 +27,7 @@ from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import TokenCounter
+from dtl_notebook.live.emulator.history import ResponseHistory
 from dtl_notebook.live.emulator.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.emulator.replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.emulator.request_view import View, build_view
@@ -67,6 +68,7 @@ class Emulator:
         self._ids = 0
         self._search_index: tuple[tuple[str, str], Any] | None = None
         self.threads = ThreadKeeper()  # Anthropic message threads
+        self.history = ResponseHistory(provider)  # what `previous_response_id` continues
         self.transport = httpx2.MockTransport(self.handle)
 
     def next_id(self, prefix: str) -> str:
@@ -83,6 +85,7 @@ class Emulator:
             return self._error(400, f"request body is not JSON: {exc.msg}", None)
         try:  # as the API takes it, which is laxer than the SDK types in places
             validate_lenient(payload, self.provider)
+            self.history.expand(payload)  # a continuation of an unknown response is refused
         except WireValidationError as exc:  # the field and the value named, as the API does
             return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)
@@ -102,17 +105,19 @@ class Emulator:
             model_context(payload, provider=self.provider)
 
     def respond(self, payload: JSON) -> JSON:
-        """The response body for a valid request (a thread continuation: of the whole thread,
-        rebuilt; ThreadGone where the thread is not held)."""
+        """The response body for a valid request (a thread continuation or a Responses body
+        naming a previous response: of the whole conversation, rebuilt; ThreadGone where the
+        thread is not held)."""
         at = self.clock() if self.clock is not None else None
         read = self.threads.open(payload, float(self.cache.count) if at is None else at)
-        payload = read.payload
+        payload = self.history.expand(read.payload)  # only a Responses body names a previous one
         ctx = model_context(payload, provider=self.provider)
         entry = self.cache.add(payload, at=at)
         view = build_view(payload, self.provider, ctx)
         body = REPLIES[self.provider](self, payload, view, entry)
         self.answered.append(str(body["id"]))
         self.threads.keep(read, body, read.at)
+        self.history.keep(payload, body)
         return body
 
     def _anthropic_answer(self, payload: JSON, view: View, entry: CacheEntry) -> JSON:
