@@ -163,6 +163,12 @@ def _rss(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) process `pid` has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentiles(samples: list[float]) -> tuple[float, float]:
     """p50 and p99."""
     ordered = sorted(samples)
@@ -222,7 +228,9 @@ def _store_size(store: Path) -> int:
 Row = tuple[str, str, str]
 
 
-def _latency_rows(client: httpx2.Client, urls: dict[str, str]) -> list[Row]:
+def _latency_rows(client: httpx2.Client, urls: dict[str, str], pid: int) -> list[Row]:
+    """Added latency per body, and the proxy process's CPU per request (forwarding, and the
+    masking, grouping and storing its own threads do off the path)."""
     rows: list[Row] = []
     plain, agent = json.dumps(REQUEST).encode(), json.dumps(AGENT_REQUEST).encode()
     streamed = json.dumps({**REQUEST, "stream": True}).encode()
@@ -232,12 +240,17 @@ def _latency_rows(client: httpx2.Client, urls: dict[str, str]) -> list[Row]:
         (f"added latency, {len(agent) // 1000} KB agent body", agent, AGENT_CALLS, False),
         ("added time to first byte, streaming", streamed, STREAM_CALLS, True),
     ):
+        used = _cpu(pid)
         samples = _latency(client, urls, payload, calls, stream)
+        time.sleep(0.5)  # the last exchanges are stored
+        cpu = (_cpu(pid) - used) / calls
         d50, d99 = _percentiles(samples.pop("direct"))
         for name, ours in samples.items():
             p50, p99 = _percentiles(ours)
             rows.append((f"{name}: {label}, p50", f"{(p50 - d50) * 1e3:.2f} ms", "<= 1 ms"))
             rows.append((f"{name}: {label}, p99", f"{(p99 - d99) * 1e3:.2f} ms", "<= 5 ms"))
+        body_kind = label.split(", ", 1)[1]
+        rows.append((f"proxy: CPU per request, {body_kind}", f"{cpu * 1e3:.2f} ms", "-"))
         rows.append((f"  (direct p50 {d50 * 1e3:.2f} ms, p99 {d99 * 1e3:.2f} ms)", "", ""))
     return rows
 
@@ -256,7 +269,7 @@ def proxy_rows(baseline: str | None = None, latency_only: bool = False) -> list[
                 started.append(_start_proxy(upstream.url, Path(folder) / "base.sqlite", baseline))
                 urls["baseline"] = f"{started[1][1]}/v1/messages"
             with httpx2.Client(timeout=30) as client:
-                rows += _latency_rows(client, urls)
+                rows += _latency_rows(client, urls, started[0][0].pid)
             clients, total = PARALLEL
             for name, url in urls.items():
                 rate = _parallel(url, body, clients, total)

@@ -167,6 +167,7 @@ def main() -> None:
     from load_scale import load_rows
     from memory import churn_rows, memory_rows
     from proxy import proxy_rows, proxy_table
+    from proxy_disconnects import run as disconnect_rows
     from view import view_rows, view_table
 
     load_before = load()
@@ -179,6 +180,8 @@ def main() -> None:
     print(speed)
     proxied = proxy_table(proxy_rows())  # timed too: before the workload's second process
     print(proxied)
+    cut = proxy_table(disconnect_rows())
+    print(cut)
     turn_cost = _turn_cost_section()
     # the cache workload is counted, not timed: pydantic-ai runs beside it on the other core
     with ProcessPoolExecutor(max_workers=1) as pool:
@@ -206,6 +209,9 @@ def main() -> None:
             *turn_cost,
             "## The proxy against direct calls (`python -m dtl_notebook proxy`)",
             "```\n" + proxied + "\n```",
+            "Twenty streaming clients at once, every third leaving after two chunks "
+            "(`benchmarks/proxy_disconnects.py`):",
+            "```\n" + cut + "\n```",
             "## Cache workload (40 turns, 12 discoveries)",
             "The last rows of each table run several sessions of one organization (a main "
             "session, two subagents, a re-run of the main session) on one emulator, predicted "

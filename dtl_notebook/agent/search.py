@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, get_args
-
-import bm25s
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from dtl_notebook.agent.checks import choice, positive_int, shown
 from dtl_notebook.agent.errors import DtlError
 from dtl_notebook.agent.search_index import LiteralIndex, WordIndex, required_literal
 from dtl_notebook.agent.tools import ToolSpec
+
+if TYPE_CHECKING:  # numpy and bm25s load on first use: a command that never searches skips them
+    import bm25s
+    import numpy as np
 
 LocalEngine = Literal["bm25", "regex", "keyword"]
 LOCAL_ENGINES: tuple[LocalEngine, ...] = get_args(LocalEngine)  # run in the session's tool_search
@@ -85,6 +86,8 @@ class BM25Engine:
         corpus = [tokenize(document(t)) for t in tools]
         self._bm25 = None
         if any(corpus):
+            import bm25s
+
             self._bm25 = bm25s.BM25(method="lucene")
             self._bm25.index(corpus, show_progress=False)
 
@@ -101,6 +104,8 @@ def top_positive(scores: np.ndarray[Any, Any], limit: int) -> list[int]:
     """Indexes of the `limit` best positive scores, best first, ties by index: only the
     candidates at or above the limit-th best score are sorted (a query touches a few
     thousand of 10,000 documents, and sorting them all in Python cost more than scoring)."""
+    import numpy as np
+
     hits = np.flatnonzero(scores > 0)
     if len(hits) > limit:
         threshold = np.partition(scores[hits], len(hits) - limit)[len(hits) - limit]
@@ -161,6 +166,8 @@ class KeywordEngine:
         words = set(tokenize(_check_query(query, self.max_query_length, limit)))
         if not words:
             raise SearchQueryError("query has no searchable words (letters or digits)")
+        import numpy as np
+
         scores = np.zeros(len(self._names), dtype=np.int64)
         self._in_docs.add_counts(scores, words)
         self._in_names.add_counts(scores, words)

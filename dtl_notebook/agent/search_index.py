@@ -8,9 +8,10 @@ import importlib
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # loaded when a word index is built (see `search`)
+    import numpy as np
 
 # Python's own regular-expression parser (`sre_parse` is its deprecated alias); read, never
 # changed, to find the text every match must contain.
@@ -93,6 +94,8 @@ class WordIndex:
         for position, words in enumerate(documents):
             for word in words:
                 postings.setdefault(word, []).append(position)
+        import numpy as np
+
         self._postings = {word: np.array(at, dtype=np.intp) for word, at in postings.items()}
         self.size = len(documents)
 

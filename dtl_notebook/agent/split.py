@@ -49,6 +49,9 @@ class SplitFold:
             marked=dict(self.marked),
         )
 
+    def __deepcopy__(self, memo: dict[int, object]) -> SplitFold:
+        return self.copy()  # what a walk state's copy calls: its fields, not a generic walk
+
     def walk(self, messages: Sequence[object]) -> None:
         """Fold `messages[seen:]` in (their failed call ids must be in `failed` already)."""
         for message in messages[self.seen :]:

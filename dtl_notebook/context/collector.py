@@ -122,14 +122,18 @@ class Collector:
         last = before.units[n + count - 1]
         self.block = last.block_after
         same = identical_run(mine, copies, count)
-        if self._pristine == n and same == count:
-            # everything so far is the previous rendering's: its lists, sliced once; where all
-            # of it is replayed, its own unit lists are taken over (it is no longer kept)
-            whole = n + count == len(before.units)
-            if whole and _PREVIOUS.take(self._key, before):
-                self._units, self._copies = before.units, before.copies
-            else:
-                self._units, self._copies = before.units[: n + count], before.copies[: n + count]
+        whole = self._pristine == n and n + count == len(before.units)
+        if whole and _PREVIOUS.take(self._key, before):
+            # everything so far is the previous rendering's and all of it is replayed: its own
+            # unit lists are taken over (it is no longer kept), those of equal copies replaced
+            self._units, self._copies = before.units, before.copies
+            self._remember_equal(mine, n, same, count)
+            self.segments = before.segments[: last.segments_end]
+            self.notes = before.notes[: last.notes_end]
+            self._pristine = n + same
+        elif self._pristine == n and same == count:
+            # everything so far is the previous rendering's: its lists, sliced once
+            self._units, self._copies = before.units[: n + count], before.copies[: n + count]
             self.segments = before.segments[: last.segments_end]
             self.notes = before.notes[: last.notes_end]
             self._pristine = n + count
@@ -137,16 +141,19 @@ class Collector:
             prior = before.units[n - 1] if n else None
             self.segments += before.segments[prior.segments_end if prior else 0 : last.segments_end]
             self.notes += before.notes[prior.notes_end if prior else 0 : last.notes_end]
-            units = before.units[n : n + count]
+            self._units += before.units[n : n + count]
             del copies[count:]
-            for i in range(same, count):
-                # an equal value that is another object: remembered where it is frozen
-                units[i] = self._kept_as(mine[i], units[i])
-                copies[i] = units[i].copy
-            self._units += units
             self._copies += copies
+            self._remember_equal(mine, n, same, count)
         self._replayed = len(self.segments)
         return count
+
+    def _remember_equal(self, values: list[Any], n: int, same: int, count: int) -> None:
+        """Units `n + same` to `n + count` were replayed for equal values that are other
+        objects (`values[same:count]`): each remembered where it is frozen."""
+        for i in range(same, count):
+            unit = self._units[n + i] = self._kept_as(values[i], self._units[n + i])
+            self._copies[n + i] = unit.copy
 
     @staticmethod
     def _kept_as(value: Any, unit: _Unit) -> _Unit:

@@ -48,17 +48,13 @@ def parse(response: Any, model: str | None = None) -> Reply:
         elif kind == "function_call":
             content.append(ToolCallPart(call=_function_call(item, where)))
         elif kind == "tool_search_call" and item.get("execution") == "client":
-            call_id = require(item, "call_id", str, PROVIDER, where)
-            arguments = item.get("arguments")
-            call = ToolCall(
-                id=call_id,
-                name=TOOL_SEARCH,
-                arguments=arguments if isinstance(arguments, dict) else {},
-            )
-            content.append(ToolCallPart(call=call))
+            content.append(ToolCallPart(call=_search_call(item, where)))
         else:
             if kind == "tool_search_output":
-                loaded.extend(tool_names(item.get("tools") or []))
+                tools = item.get("tools")
+                if tools is not None:
+                    require(item, "tools", list, PROVIDER, where)  # else replayed as it came
+                loaded.extend(tool_names(tools or []))
             content.append(NativePart(block=NativeBlock(provider=PROVIDER, data=item)))
     usage = data.get("usage") or {}
     if not isinstance(usage, dict):
@@ -76,6 +72,19 @@ def parse(response: Any, model: str | None = None) -> Reply:
         refusal="".join(refusals) or None,
         incomplete_details=details if data.get("status") == "incomplete" else None,
     )
+
+
+def _search_call(item: JSON, where: str) -> ToolCall:
+    """A client `tool_search_call` as a call of the session's tool_search: its arguments an
+    object, or JSON text read as the function calls' are (text that is no object is kept as
+    `invalid_arguments`); anything else is a malformed response."""
+    call_id = require(item, "call_id", str, PROVIDER, where)
+    arguments = item.get("arguments")
+    if isinstance(arguments, str):
+        return call_from_json(call_id, TOOL_SEARCH, arguments)
+    if arguments is not None:
+        require(item, "arguments", dict, PROVIDER, where)
+    return ToolCall(id=call_id, name=TOOL_SEARCH, arguments=arguments or {})
 
 
 def _function_call(item: JSON, where: str) -> ToolCall:

@@ -72,6 +72,9 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
             check_shape(provider, schema(root), shaped, (), lambda p: _remap(p, index_map))
     elif not (cached and incremental.accepts(root, payload)):
         check_shape(provider, schema(root), payload)
+    if row.history_key == "messages" and payload.get("messages") == []:
+        # the SDK types take an empty list; the APIs refuse it (400) for all three
+        fail(provider, ("messages",), "too_short: 'messages' must hold a message, got []")
     SEMANTIC_CHECKS[provider](payload, provider)
 
 

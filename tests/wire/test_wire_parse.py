@@ -76,6 +76,22 @@ MALFORMED: list[tuple[str, Any, str, str]] = [
         "output.0.call_id",
         "missing",
     ),
+    (
+        "openai-responses",
+        {"output": [{"type": "tool_search_output", "tools": '[{"name": "get_weather"}]'}]},
+        "output.0.tools",
+        "expected list, got str",
+    ),
+    (
+        "openai-responses",
+        {
+            "output": [
+                {"type": "tool_search_call", "execution": "client", "call_id": "c", "arguments": 5}
+            ]
+        },
+        "output.0.arguments",
+        "expected dict, got int",
+    ),
     ("openai-responses", {"output": [], "usage": "none"}, "usage", "expected an object"),
     ("openai-chat", {"id": "x"}, "choices", "missing"),
     ("openai-chat", {"choices": []}, "choices", "empty"),
@@ -277,3 +293,27 @@ def test_unknown_blocks_are_kept_native_and_refusals_become_text() -> None:
     reply = parse_response(refusal, provider="openai-responses")
     assert reply.message.text == "I can't help."
     assert [b.type for b in reply.message.native_blocks] == ["reasoning"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "query"),
+    [('{"query": "weather", "limit": 3}', "weather"), ({"query": "weather"}, "weather")],
+)
+def test_client_tool_search_call_keeps_its_query_from_json_text_or_object(
+    arguments: Any, query: str
+) -> None:
+    item = {"type": "tool_search_call", "execution": "client", "call_id": "ts1"}
+    reply = parse_response(
+        responses_body([{**item, "arguments": arguments}]), provider="openai-responses"
+    )
+    (call,) = reply.message.tool_calls
+    assert (call.id, call.name, call.arguments["query"]) == ("ts1", "tool_search", query)
+
+
+def test_client_tool_search_call_with_text_that_is_no_object_is_an_invalid_call() -> None:
+    item = {"type": "tool_search_call", "execution": "client", "call_id": "ts1"}
+    reply = parse_response(
+        responses_body([{**item, "arguments": '{"query": "wea'}]), provider="openai-responses"
+    )
+    (call,) = reply.message.tool_calls
+    assert call.invalid_arguments == '{"query": "wea'

@@ -302,6 +302,19 @@ def test_unknown_top_level_key_and_missing_root_field() -> None:
     assert err.reason == "missing: field 'max_tokens' required"
 
 
+@pytest.mark.parametrize(
+    ("provider", "model"),
+    [("anthropic", "claude-opus-4-8"), ("openai-chat", "gpt-5.4"), ("kimi", "kimi-k2.5")],
+)
+def test_empty_messages_refused_naming_the_field(provider: str, model: str) -> None:
+    body: dict[str, Any] = {"model": model, "messages": []}
+    if provider == "anthropic":
+        body["max_tokens"] = 16
+    err = fails(body, provider)
+    assert err.path == "messages"
+    assert err.reason == "too_short: 'messages' must hold a message, got []"
+
+
 def test_unknown_role_reports_allowed_roles() -> None:
     err = fails(anthropic_req(messages=[{"role": "usr", "content": "x"}]), "anthropic")
     assert err.path == "messages.0"
