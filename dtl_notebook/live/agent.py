@@ -22,6 +22,7 @@ from dtl_notebook.live.cache_watch import CacheWatch, MissCallback
 from dtl_notebook.live.emulator.policies import Policy
 from dtl_notebook.live.recording import Recorder
 from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState, TurnResult
+from dtl_notebook.live.telemetry import configured_telemetry
 from dtl_notebook.live.transport import (
     TRANSPORTS,
     Transport,
@@ -49,7 +50,10 @@ class Agent(CacheWatch):
     With `record=PATH` every exchange is appended to that JSONL file, through whatever
     transport the agent uses: the recording follows `switch` and `use_transport`.
     `clock` tells the send times (the emulator's cache expires by it too); `keep_warm`,
-    `on_cache_miss` and `miss_thresholds`: see `CacheWatch`.
+    `on_cache_miss` and `miss_thresholds`: see `CacheWatch`. `otlp_endpoint` (an OTLP/HTTP
+    collector), `tracer_provider` (an OpenTelemetry one of your own) or the standard
+    `OTEL_EXPORTER_OTLP_*` variables: one span per provider request (`live.telemetry`);
+    `capture_content=True` adds the messages to them.
     """
 
     def __init__(
@@ -68,6 +72,9 @@ class Agent(CacheWatch):
         keep_warm: KeepWarm | bool | None = None,
         on_cache_miss: MissCallback | None = None,
         miss_thresholds: MissThresholds | None = None,
+        otlp_endpoint: str | None = None,
+        tracer_provider: Any = None,
+        capture_content: bool | None = None,
         **options: Any,
     ) -> None:
         if not isinstance(session, Session):
@@ -97,6 +104,7 @@ class Agent(CacheWatch):
         self.turns = 0
         self.cache = CacheAnalyzer(provider, model)
         self.listeners: list[Listener] = []
+        self.telemetry = configured_telemetry(otlp_endpoint, tracer_provider, capture_content)
         self.setup_seconds = warm_up(session, provider, model, options, self.transport)
         self._watch(keep_warm, on_cache_miss, miss_thresholds)
 
@@ -254,7 +262,7 @@ class Agent(CacheWatch):
             if calls:
                 step.results = [self.session.execute(call) for call in calls]
             self._emit(AgentEvent("step", text, step=step), on_step)
-            self._missed(step, text, on_step)
+            self._judged(step, text, on_step)
             if not calls:
                 return TurnResult(reply.message.text, steps)
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")
