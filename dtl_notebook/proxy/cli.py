@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from dtl_notebook.live.telemetry import configured_telemetry
 from dtl_notebook.proxy.config import (
     DEFAULT_ANTHROPIC,
     DEFAULT_OPENAI,
@@ -38,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add the providers' cache-diagnostics request fields (the one edit it makes)",
     )
+    parser.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="export one OpenTelemetry span per request over OTLP/HTTP to this collector "
+        "(e.g. http://127.0.0.1:4318); the OTEL_EXPORTER_OTLP_* variables work too",
+    )
 
 
 # how long a thread may hold the interpreter while another waits for it (Python's default:
@@ -48,7 +55,11 @@ SWITCH_INTERVAL_S = 0.0002
 def run(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # this process is the proxy: forwarding first
-    summary = Summary(lambda line: print(line, flush=True))
+    try:
+        telemetry = configured_telemetry(args.otlp_endpoint, service="dtl_notebook-proxy")
+    except ValueError as exc:
+        sys.exit(f"proxy: --otlp-endpoint: {exc}")
+    summary = Summary(lambda line: print(line, flush=True), telemetry)
     try:
         proxy = Proxy(
             store=args.store,
@@ -69,6 +80,8 @@ def run(args: argparse.Namespace) -> None:
         f"store: {args.store}   Ctrl-C stops it",
         flush=True,
     )
+    if telemetry is not None:
+        print("  OpenTelemetry: one span per request, over OTLP/HTTP", flush=True)
     if args.diagnostics:
         print(
             "  --diagnostics: each request gets the provider's cache-diagnostics field "
@@ -84,3 +97,5 @@ def run(args: argparse.Namespace) -> None:
     finally:
         proxy.stop()
         summary.close()
+        if telemetry is not None:
+            telemetry.shutdown()  # what is still batched goes out
