@@ -61,6 +61,8 @@ class Summary:
         self.watched: OrderedDict[str, Watched] = OrderedDict()
         self._alerts: list[str] = []
         self._worker = Worker(self._line, "dtl-proxy-summary", size=256)
+        # spans on a worker of their own: each waits until no request is being forwarded
+        self._spans = Worker(self._span, "dtl-proxy-spans") if telemetry else None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Finished):  # one line per exchange, once it has ended
@@ -68,6 +70,12 @@ class Summary:
 
     def close(self) -> None:
         self._worker.close()
+        if self._spans is not None:
+            self._spans.close()
+
+    def _span(self, item: tuple[SpanFacts, int, int]) -> None:
+        if self.telemetry is not None:
+            self.telemetry.record(*item)
 
     def _line(self, finished: Finished) -> None:
         self.emit(self.line(finished))
@@ -125,7 +133,7 @@ class Summary:
         watched.health.add(entry)
         if miss is not None:
             self._alerts.append(f"#{values['number']} {name} {miss_words(miss)}")
-        if self.telemetry is not None:
+        if self._spans is not None:
             ended = values.get("ended")
             end = float(ended) if isinstance(ended, int | float) else time.time()
             facts = SpanFacts(
@@ -136,7 +144,7 @@ class Summary:
                 status=values["status"],
                 request=finished.request,
             )
-            self.telemetry.record(facts, int(started * 1e9), int(end * 1e9))
+            self._spans.put((facts, int(started * 1e9), int(end * 1e9)))
         usage = Usage(entry.cached_tokens, entry.written_tokens, entry.uncached_tokens)
         cause = entry.cache_break.cause if entry.cache_break else None
         diagnosis = entry.diagnosis
