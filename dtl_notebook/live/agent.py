@@ -261,8 +261,8 @@ class Agent(CacheWatch):
             self._activate_registered(request, calls)
             if calls:
                 step.results = [self.session.execute(call) for call in calls]
+            self._judged(step, text, on_step)  # a "step" event carries its collapse
             self._emit(AgentEvent("step", text, step=step), on_step)
-            self._judged(step, text, on_step)
             if not calls:
                 return TurnResult(reply.message.text, steps)
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")

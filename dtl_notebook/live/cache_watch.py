@@ -67,8 +67,16 @@ class CacheWatch:
         self.on_cache_miss = on_cache_miss
         self.miss_thresholds = miss_thresholds or MissThresholds()
         self.turn_starts: list[float] = []  # the latest, for the next likely user turn
-        policy = keep_warm_policy(keep_warm)
         self.keep_warm: KeepWarmer | None = None
+        self.set_keep_warm(keep_warm)
+
+    def set_keep_warm(self, keep_warm: KeepWarm | bool | None) -> None:
+        """Keep the prefix warm from now on by `keep_warm` (a KeepWarm, True for its
+        defaults), or stop (None/False); a timer already running is stopped first."""
+        policy = keep_warm_policy(keep_warm)
+        if self.keep_warm is not None:
+            self.keep_warm.stop()
+        self.keep_warm = None
         if policy is not None:
             self.keep_warm = KeepWarmer(
                 policy, self.lock, self.clock, self._last_entry, self._price, self._refresh

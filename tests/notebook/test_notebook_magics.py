@@ -48,8 +48,18 @@ SUBCOMMANDS = [
     "load",
     "export",
     "reset",
+    "status",
 ]
-OPTIONS = ["--session", "--provider", "--model", "--search", "--load-mode", "--live", "--max-steps"]
+OPTIONS = [
+    "--session",
+    "--provider",
+    "--model",
+    "--search",
+    "--load-mode",
+    "--live",
+    "--max-steps",
+    "--keep-warm",
+]
 ENGINES = ["bm25", "regex", "keyword", "native-bm25", "native-regex", "hosted", "native-client"]
 LOAD_MODES = ["additional_tools", "tool_search", "full_list"]
 
