@@ -196,7 +196,7 @@ class Timeline {
       if (!slot) return;
       const item = this.items[i];
       const left = i === last && item && item.warmth ? item.warmth.expires_at - now : 0;
-      const text = left > 0 ? `⏱ ${clockSpan(left)} warm` : i === last ? "cold" : "";
+      const text = left > 0 ? `warm ${clockSpan(left)}` : i === last ? "cold" : "";
       if (slot.textContent !== text) slot.textContent = text;
       slot.classList.toggle("dtl-tl-warm-warn", left > 0 && !!(item && item.warmth.warning));
     });
