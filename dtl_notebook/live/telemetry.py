@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from typing import TYPE_CHECKING, Any
 
 from dtl_notebook.live.span_attributes import SpanFacts, span_attributes, span_name, telemetry_table
@@ -51,11 +52,8 @@ def _content_from_env() -> bool:
 class Telemetry:
     """Writes one span per request through a tracer (`record`), `flush` and `shutdown` it."""
 
-    def __init__(
-        self, tracer: Tracer, provider: Any, capture_content: bool, owned: bool = False
-    ) -> None:
-        self.tracer, self.provider = tracer, provider
-        self.capture_content, self._owned = capture_content, owned
+    def __init__(self, tracer: Tracer, provider: Any, capture_content: bool) -> None:
+        self.tracer, self.provider, self.capture_content = tracer, provider, capture_content
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
         self._kind, self._status, self._error = SpanKind.CLIENT, Status, StatusCode.ERROR
@@ -77,15 +75,26 @@ class Telemetry:
         return bool(flush(timeout_ms)) if flush is not None else True
 
     def shutdown(self) -> None:
-        """Flush, then stop the exporter this object started (a caller's provider is its own)."""
-        if self._owned:
-            self.provider.shutdown()
-        else:
-            self.flush()
+        """Export what is pending: the exporter itself is shared, and stops at exit."""
+        self.flush()
+
+
+_PROVIDERS: dict[tuple[str | None, str], TracerProvider] = {}  # one exporter per destination
+_PROVIDERS_LOCK = threading.Lock()
 
 
 def _exporting_provider(url: str | None, service: str) -> TracerProvider:
-    """A tracer provider batching spans to an OTLP/HTTP exporter (`url`: else the variables)."""
+    """The process's tracer provider batching spans to the OTLP/HTTP exporter of `url` (else
+    the variables' endpoint): one per destination, so agents made by the hundred share one
+    exporter thread; the SDK flushes it at exit."""
+    with _PROVIDERS_LOCK:
+        provider = _PROVIDERS.get((url, service))
+        if provider is None:
+            provider = _PROVIDERS[(url, service)] = _new_provider(url, service)
+        return provider
+
+
+def _new_provider(url: str | None, service: str) -> TracerProvider:
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -121,4 +130,4 @@ def configured_telemetry(
     if url is None and _env_endpoint() is None:
         return None
     provider = _exporting_provider(url, service)
-    return Telemetry(provider.get_tracer("dtl_notebook"), provider, content, owned=True)
+    return Telemetry(provider.get_tracer("dtl_notebook"), provider, content)

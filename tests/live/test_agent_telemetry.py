@@ -148,7 +148,9 @@ def test_the_standard_variables_configure_it(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
     agent = Agent(Session(system="Be brief."), "anthropic", "claude-sonnet-4-5")
     assert agent.telemetry is not None and agent.telemetry.capture_content is False
-    agent.telemetry.provider.shutdown()  # nothing sent: no span was written
+    other = Agent(Session(system="Be brief."), "anthropic", "claude-sonnet-4-5")
+    assert other.telemetry is not None
+    assert other.telemetry.provider is agent.telemetry.provider  # one exporter per destination
 
 
 def test_endpoints_and_bad_settings() -> None:
