@@ -6,53 +6,73 @@ collapse on their timeline boxes, and the same in words for `%dtl status`.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from typing import Any
 
 from dtl_notebook.cache.glance import health_words, miss_words, warmth_data, warmth_words
+from dtl_notebook.cache.health import CacheHealth, conversation_health
+from dtl_notebook.cache.warmth import WarmNow
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.records import RequestRecord
 
-__all__ = ["header_health", "item_health", "status_text"]
+__all__ = ["header_health", "item_health", "records_health", "status_text"]
 
 
 def _money(dollars: float | None) -> float | None:
     return None if dollars is None else round(dollars, 6)
 
 
-def header_health(agent: Agent) -> dict[str, Any]:
-    """The header's `warm` (expiry as data, `clock`: the agent's time now) and `health`."""
-    now = agent.clock()
-    warm = agent.warmth(now)
-    health = agent.cache_health()
+def _warm(warm: WarmNow, now: float, keep_warm: bool) -> dict[str, Any]:
     warning = warm.warning
+    return {
+        "tokens": warm.tokens,
+        "expires_at": warm.expires_at,
+        "clock": now,
+        "best_effort": warm.best_effort,
+        "warning": None
+        if warning is None
+        else {
+            "tokens": warning.tokens,
+            "dollars": _money(warning.dollars),
+            "next_request_at": warning.next_request_at,
+            "fix": warning.fix,
+        },
+        "keep_warm": keep_warm,
+    }
+
+
+def _health(health: CacheHealth) -> dict[str, Any]:
+    return {
+        "requests": health.requests,
+        "hit_rate": round(health.hit_rate, 4),
+        "spent": _money(health.spent),
+        "uncached": _money(health.uncached),
+        "refreshes": health.refreshes,
+        "reported": health.reported,
+        "words": health_words(health) if health.requests else "",
+    }
+
+
+def header_health(agent: Agent) -> dict[str, Any]:
+    """The header's `warm` (expiry as data, `clock`: the agent's time now), `health` and the
+    latest `miss`."""
+    now = agent.clock()
     misses = [s.cache_miss for s in agent.steps if s.cache_miss is not None]
     return {
-        "warm": {
-            "tokens": warm.tokens,
-            "expires_at": warm.expires_at,
-            "clock": now,
-            "best_effort": warm.best_effort,
-            "warning": None
-            if warning is None
-            else {
-                "tokens": warning.tokens,
-                "dollars": _money(warning.dollars),
-                "next_request_at": warning.next_request_at,
-                "fix": warning.fix,
-            },
-            "keep_warm": agent.keep_warm is not None,
-        },
-        "health": {
-            "requests": health.requests,
-            "hit_rate": round(health.hit_rate, 4),
-            "spent": _money(health.spent),
-            "uncached": _money(health.uncached),
-            "refreshes": health.refreshes,
-            "reported": health.reported,
-            "words": health_words(health) if health.requests else "",
-        },
+        "warm": _warm(agent.warmth(now), now, agent.keep_warm is not None),
+        "health": _health(agent.cache_health()),
         "miss": miss_words(misses[-1]) if misses else None,
     }
+
+
+def records_health(records: Sequence[RequestRecord]) -> dict[str, Any]:
+    """The same for one conversation the proxy sees, on this machine's clock."""
+    now = time.time()
+    last = records[-1].cache.warmth if records else None
+    warm = last.at_time(now) if last is not None else WarmNow(0, None, 0.0, False, "", None)
+    health = conversation_health([r.cache for r in records])
+    return {"warm": _warm(warm, now, False), "health": _health(health)}
 
 
 def item_health(rec: RequestRecord) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import traitlets
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import timeline_item
+from dtl_notebook.notebook.health_view import records_health
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.view_assets import proxy_esm
 from dtl_notebook.notebook.widget import AgentView
@@ -264,6 +265,7 @@ class ProxyView(AgentView):
             "status": status,
             "error": getattr(self, "_problem", None),
             "live": False,
+            **records_health(shown.records if shown else []),
         }
 
     # -- what the front end asks (the kernel's thread) ------------------------------------------
