@@ -197,9 +197,19 @@ class Agent(CacheWatch):
         starts, after each completed step, and when the turn ends or fails.
         """
         with self.lock:  # a keep-warm refresh never runs during a turn
+            telemetry = self.telemetry
+            if telemetry is not None:
+                self.turn_span = telemetry.start_turn(self.provider, self.model, self.turns)
+            failed: str | None = None
             try:
                 return self._locked_run(text, on_step)
+            except BaseException as exc:  # a failed turn's span says why (keys masked)
+                failed = redact(str(exc)) or type(exc).__name__
+                raise
             finally:
+                if telemetry is not None and self.turn_span is not None:
+                    telemetry.end_turn(self.turn_span, failed)
+                self.turn_span = None
                 self._turn_ended()
 
     def _locked_run(self, text: str, on_step: Listener | None) -> TurnResult:

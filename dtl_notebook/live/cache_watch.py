@@ -11,6 +11,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.cache.analyze import CacheAnalyzer
@@ -67,6 +68,7 @@ class CacheWatch:
         self.on_cache_miss = on_cache_miss
         self.miss_thresholds = miss_thresholds or MissThresholds()
         self.turn_starts: list[float] = []  # the latest, for the next likely user turn
+        self.turn_span: Any = None  # the running turn's telemetry span, if any
         self.keep_warm: KeepWarmer | None = None
         self.set_keep_warm(keep_warm)
 
@@ -122,7 +124,7 @@ class CacheWatch:
                 keep_warm=step.keep_warm,
                 request=step.request.payload,
             )
-            self.telemetry.record(facts, *step.sent_ns)
+            self.telemetry.record(facts, *step.sent_ns, parent=self.turn_span)
 
     def _turn_started(self) -> None:
         self.turn_starts = [*self.turn_starts[-GAPS_KEPT:], self.clock()]

@@ -20,7 +20,7 @@ from dtl_notebook.live.span_attributes import SpanFacts, span_attributes, span_n
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.trace import Tracer
+    from opentelemetry.trace import Span, Tracer
 
 __all__ = ["Telemetry", "configured_telemetry", "traces_url"]
 
@@ -54,15 +54,42 @@ class Telemetry:
 
     def __init__(self, tracer: Tracer, provider: Any, capture_content: bool) -> None:
         self.tracer, self.provider, self.capture_content = tracer, provider, capture_content
-        from opentelemetry.trace import SpanKind, Status, StatusCode
+        from opentelemetry.trace import SpanKind, Status, StatusCode, set_span_in_context
 
         self._kind, self._status, self._error = SpanKind.CLIENT, Status, StatusCode.ERROR
+        self._internal, self._in_context = SpanKind.INTERNAL, set_span_in_context
 
-    def record(self, facts: SpanFacts, start_ns: int, end_ns: int) -> None:
-        """One CLIENT span from `start_ns` to `end_ns` (nanoseconds since the epoch)."""
+    def start_turn(self, provider: str, model: str, turn: int) -> Span:
+        """The span of one agent turn (`invoke_agent`): its requests' spans are its children,
+        in one trace."""
+        names: dict[str, str] = telemetry_table()["provider_names"]
+        attributes: dict[str, str | int] = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.provider.name": names.get(provider, provider),
+            "gen_ai.request.model": model,
+            "dtl.turn": turn,
+        }
+        return self.tracer.start_span("invoke_agent", kind=self._internal, attributes=attributes)
+
+    def end_turn(self, span: Span, error: str | None = None) -> None:
+        if error is not None:
+            span.set_attribute("error.type", "TurnError")
+            span.set_status(self._status(self._error, error))
+        span.end()
+
+    def record(
+        self, facts: SpanFacts, start_ns: int, end_ns: int, parent: Span | None = None
+    ) -> None:
+        """One CLIENT span from `start_ns` to `end_ns` (nanoseconds since the epoch), under
+        `parent` (a turn's span) where given."""
         attributes = span_attributes(facts, self.capture_content)
+        context = self._in_context(parent) if parent is not None else None
         span = self.tracer.start_span(
-            span_name(facts.entry), kind=self._kind, start_time=start_ns, attributes=attributes
+            span_name(facts.entry),
+            context=context,
+            kind=self._kind,
+            start_time=start_ns,
+            attributes=attributes,
         )
         if facts.status is not None and facts.status >= 400:
             span.set_attribute("error.type", str(facts.status))

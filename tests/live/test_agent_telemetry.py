@@ -56,7 +56,7 @@ def test_each_request_is_a_span_with_the_genai_usage_and_the_prediction() -> Non
     clock = Clock()
     agent, exporter = _traced(clock)
     agent.run("What is the weather in Paris?")
-    spans = exporter.get_finished_spans()
+    spans = [s for s in exporter.get_finished_spans() if s.name != "invoke_agent"]
     assert len(spans) == len(agent.steps) >= 1
     for span, step in zip(spans, agent.steps, strict=True):
         assert span.name == f"chat {OPUS}" and span.kind.name == "CLIENT"
@@ -162,3 +162,19 @@ def test_endpoints_and_bad_settings() -> None:
         Agent(Session(system="x"), "anthropic", OPUS, tracer_provider=object())
     with pytest.raises(TypeError, match="capture_content must be True, False or None"):
         Agent(Session(system="x"), "anthropic", OPUS, capture_content="yes")
+
+
+def test_a_turn_is_one_trace_its_requests_children_of_its_span() -> None:
+    agent, exporter = _traced(Clock())
+    agent.run("What is the weather in Paris?")
+    spans = exporter.get_finished_spans()
+    turns = [s for s in spans if s.name == "invoke_agent"]
+    requests = [s for s in spans if s.name.startswith("chat ")]
+    assert len(turns) == 1 and len(requests) == len(agent.steps) >= 1
+    turn = turns[0]
+    assert _attributes(turn)["gen_ai.operation.name"] == "invoke_agent"
+    assert turn.context is not None and turn.status.is_ok
+    for span in requests:
+        assert span.parent is not None and span.parent.span_id == turn.context.span_id
+        assert span.context is not None and span.context.trace_id == turn.context.trace_id
+    assert agent.turn_span is None  # a keep-warm refresh afterwards is a trace of its own

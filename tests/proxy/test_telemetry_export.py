@@ -57,6 +57,8 @@ def test_the_proxy_exports_a_span_per_request_to_a_real_backend(
     assert proxy.stdout is not None
     first = proxy.stdout.readline()
     url = first.split(" on ", 1)[1].split(" ->", 1)[0]
+    said = [proxy.stdout.readline() for _ in range(2)]  # where to point agents; telemetry
+    assert "OpenTelemetry: one span per request" in said[1]
     try:
         client = anthropic.Anthropic(base_url=url, api_key=KEY, max_retries=0)
         messages: list[Any] = [{"role": "user", "content": "where is order 7?"}]
@@ -75,8 +77,9 @@ def test_the_proxy_exports_a_span_per_request_to_a_real_backend(
             ]
     finally:
         proxy.send_signal(signal.SIGTERM)  # its exporter sends what is still batched
-        out, _ = proxy.communicate(timeout=60)
-    assert "OpenTelemetry: one span per request" in out
+        lines = proxy.stdout.read()
+        proxy.wait(60)
+    assert lines.count("\n#") + lines.startswith("#") == 3  # one line per request
     spans = _by_time(phoenix.spans("dtl-proxy", 3))
     assert len(spans) == 3
     first_span, second, third = (span["attributes"] for span in spans)
@@ -116,8 +119,12 @@ def test_an_agent_exports_its_spans_to_a_real_backend(phoenix: otlp_backend.Phoe
         check=True,
     )
     steps = int(done.stdout.split()[-1])
-    spans = _by_time(phoenix.spans("dtl-agent", steps))
-    assert len(spans) == steps >= 1
+    stored = _by_time(phoenix.spans("dtl-agent", steps + 1))  # the turn's span, its requests'
+    turns = [span for span in stored if span["name"] == "invoke_agent"]
+    spans = [span for span in stored if span["name"] != "invoke_agent"]
+    assert len(turns) == 1 and len(spans) == steps >= 1
+    turn_id = turns[0]["context"]["span_id"]
+    assert all(span["parent_id"] == turn_id for span in spans)
     last = spans[-1]["attributes"]
     assert last["gen_ai.request.model"] == "claude-opus-4-1"
     assert last["dtl.predicted.cached_tokens"] == last["gen_ai.usage.cache_read.input_tokens"]
