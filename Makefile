@@ -38,7 +38,7 @@ else
 endif
 
 unit: $(VENV)/.installed $(PHOENIX_VENV)/.installed
-	DTL_PHOENIX=$(PHOENIX_VENV)/bin/phoenix $(PY) -m pytest
+	DTL_PHOENIX=$(abspath $(PHOENIX_VENV))/bin/phoenix $(PY) -m pytest
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check dtl_notebook tests benchmarks
