@@ -1,13 +1,14 @@
 """What exporting OpenTelemetry spans costs a request through the proxy.
 
-Two proxies (`python -m dtl_notebook proxy`) in front of the same loopback upstream as
+Proxies (`python -m dtl_notebook proxy`) in front of the same loopback upstream as
 benchmarks/proxy.py: one plain, one with `--otlp-endpoint` pointing at a collector on loopback
 (a small OTLP/HTTP receiver that decodes each export and counts its spans; `--collector URL`
-sends to a real one instead, e.g. Arize Phoenix). Direct, plain and exporting calls alternate,
-one at a time, from one keep-alive client, in rounds, the two proxies swapping places each
-call. The table puts each proxy's added latency side by side (the median over rounds of each
-round's percentile); the export's own cost is the exporting proxy's p50 less the plain one's,
-round by round: on a shared machine one round's p50 moves by more than the export costs.
+sends to a real one instead, e.g. Arize Phoenix), and a second plain one as a control: the
+difference between the two plain proxies is the machine's noise. Direct calls and the three
+proxies alternate, one at a time, from one keep-alive client, in rounds, the proxies' order
+rotated each call. The table puts each proxy's added latency side by side (the median over
+rounds of each round's percentile); the export's own cost is the exporting proxy's p50 less
+the plain one's, round by round.
 
     python benchmarks/proxy_telemetry.py [--collector URL] [--calls N] [--rounds R]
 """
@@ -54,13 +55,13 @@ class Collector(ThreadedServer):
 def _alternating(
     client: httpx2.Client, urls: dict[str, str], body: bytes, calls: int
 ) -> dict[str, list[float]]:
-    """Samples per URL: direct first, then the two proxies in turns, plain first in even
-    calls and last in odd ones (a call right after another proxy's shares the CPU with that
-    proxy's analysis of it)."""
+    """Samples per URL: direct first, then the proxies in turns, their order rotated each call
+    (a call right after another proxy's shares the CPU with that proxy's analysis of it)."""
     samples: dict[str, list[float]] = {name: [] for name in urls}
-    names = list(urls)
+    names, proxies = list(urls)[:1], list(urls)[1:]
     for k in range(calls):
-        order = [names[0], *(names[1:] if k % 2 == 0 else reversed(names[1:]))]
+        turn = k % len(proxies)
+        order = [*names, *proxies[turn:], *proxies[:turn]]
         for name in order:
             samples[name].append(_call(client, urls[name], body))
     return samples
@@ -84,6 +85,7 @@ def measure(collector_url: str | None, calls: int, rounds: int) -> list[tuple[st
             own.__enter__()
         endpoint = collector_url or (own.url if own else "")
         plain = _start_proxy(upstream.url, Path(folder) / "plain.sqlite")
+        control = _start_proxy(upstream.url, Path(folder) / "control.sqlite")
         exporting = _start_proxy(
             upstream.url, Path(folder) / "otel.sqlite", extra=("--otlp-endpoint", endpoint)
         )
@@ -91,13 +93,14 @@ def measure(collector_url: str | None, calls: int, rounds: int) -> list[tuple[st
             "direct": f"{upstream.url}/v1/messages",
             "plain": f"{plain[1]}/v1/messages",
             "otel": f"{exporting[1]}/v1/messages",
+            "control": f"{control[1]}/v1/messages",
         }
         try:
             with httpx2.Client(timeout=30) as client:
                 _alternating(client, urls, body, 50)  # warm every path
                 samples = [_alternating(client, urls, body, calls) for _ in range(rounds)]
         finally:
-            for process, _ in (plain, exporting):
+            for process, _ in (plain, exporting, control):
                 process.send_signal(signal.SIGTERM)
                 process.wait(60)
             seen = _spans_seen(own, 50 + calls * rounds)
@@ -113,6 +116,12 @@ def measure(collector_url: str | None, calls: int, rounds: int) -> list[tuple[st
         ("added latency, p50", f"{added('plain', 0):.3f} ms", f"{added('otel', 0):.3f} ms", "-"),
         ("added latency, p99", f"{added('plain', 1):.3f} ms", f"{added('otel', 1):.3f} ms", "-"),
         ("export's own cost, p50", "", f"{added('otel', 0, 'plain'):.3f} ms", f"<= {TARGET_MS} ms"),
+        (
+            "two plain proxies' difference, p50",
+            f"{added('control', 0, 'plain'):.3f} ms",
+            "",
+            "noise",
+        ),
         ("spans the collector decoded", "-", seen, "all"),
         (f"(direct p50 {d50:.2f} ms; {rounds} rounds of {calls} calls each)", "", "", ""),
     ]
