@@ -42,7 +42,7 @@ class SpanFacts:
 
     entry: CacheEntry
     response: Mapping[str, Any] | None
-    load_points: Sequence[LoadPoint] = ()
+    load_points: Sequence[LoadPoint] | None = None  # None: not known (the proxy)
     mode: str | None = None
     conversation: str | None = None
     miss: CacheMiss | None = None
@@ -122,6 +122,8 @@ def _break(entry: CacheEntry) -> dict[str, AttributeValue]:
 
 
 def _load_points(facts: SpanFacts) -> dict[str, AttributeValue]:
+    if facts.load_points is None:
+        return {}
     out: dict[str, AttributeValue] = {"dtl.load_points": len(facts.load_points)}
     if facts.load_points:
         out["dtl.load_points.tools"] = sorted({t for lp in facts.load_points for t in lp.tools})

@@ -10,13 +10,15 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from dtl_notebook.cache.collapse import CacheMiss, detect_miss
 from dtl_notebook.cache.glance import health_words, miss_words, warmth_data, warmth_words
 from dtl_notebook.cache.health import CacheHealth, conversation_health
+from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.cache.warmth import WarmNow
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.records import RequestRecord
 
-__all__ = ["header_health", "item_health", "records_health", "status_text"]
+__all__ = ["header_health", "item_health", "records_health", "records_miss", "status_text"]
 
 
 def _money(dollars: float | None) -> float | None:
@@ -72,7 +74,21 @@ def records_health(records: Sequence[RequestRecord]) -> dict[str, Any]:
     last = records[-1].cache.warmth if records else None
     warm = last.at_time(now) if last is not None else WarmNow(0, None, 0.0, False, "", None)
     health = conversation_health([r.cache for r in records])
-    return {"warm": _warm(warm, now, False), "health": _health(health)}
+    misses = [r.miss for r in records if r.miss is not None]
+    return {
+        "warm": _warm(warm, now, False),
+        "health": _health(health),
+        "miss": miss_words(misses[-1]) if misses else None,
+    }
+
+
+def records_miss(records: Sequence[RequestRecord], index: int) -> CacheMiss | None:
+    """The collapse of the answered request `index` against the one before it."""
+    if index < 1:
+        return None
+    entry = records[index].cache
+    rule = cache_rule(entry.provider, entry.model)
+    return detect_miss(records[index - 1].cache, entry, rule)
 
 
 def item_health(rec: RequestRecord) -> dict[str, Any]:

@@ -88,6 +88,7 @@ def test_the_proxy_exports_a_span_per_request_to_a_real_backend(
         assert got["gen_ai.request.model"] == "claude-sonnet-4-5"
         assert got["gen_ai.usage.output_tokens"] > 0 and got["dtl.conversation"] == "c1"
         assert got["http.response.status_code"] == 200
+        assert "dtl.load_points" not in got  # the proxy does not know them
     assert second["gen_ai.usage.cache_read.input_tokens"] > 500
     assert second["gen_ai.usage.cache_read.input_tokens"] == second["dtl.predicted.cached_tokens"]
     assert first_span["gen_ai.usage.cache_creation.input_tokens"] > 500
