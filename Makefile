@@ -5,7 +5,12 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint unit fuzz bench
+.PHONY: demo test lint unit fuzz bench otlp-backend
+
+# a real OTLP/HTTP backend for the telemetry tests, in an environment of its own: Arize Phoenix
+# pins provider SDKs older than ours, so it cannot share .venv (tests/support/otlp_backend.py)
+PHOENIX_VENV ?= .venv-phoenix
+PHOENIX_VERSION ?= 20.26.1
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +19,13 @@ $(PY):
 $(VENV)/.installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $@
+
+$(PHOENIX_VENV)/.installed:
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/python -m pip install --quiet 'arize-phoenix==$(PHOENIX_VERSION)'
+	touch $@
+
+otlp-backend: $(PHOENIX_VENV)/.installed
 
 DEMO ?= lab
 PORT ?= 8888
@@ -25,8 +37,8 @@ else
 	$(PY) -m dtl_notebook --lab --port $(PORT)
 endif
 
-unit: $(VENV)/.installed
-	$(PY) -m pytest
+unit: $(VENV)/.installed $(PHOENIX_VENV)/.installed
+	DTL_PHOENIX=$(abspath $(PHOENIX_VENV))/bin/phoenix $(PY) -m pytest
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check dtl_notebook tests benchmarks

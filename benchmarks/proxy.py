@@ -135,13 +135,15 @@ def _free_port() -> int:
 
 
 def _start_proxy(
-    origin: str, store: Path, source: str | None = None
+    origin: str, store: Path, source: str | None = None, extra: tuple[str, ...] = ()
 ) -> tuple[subprocess.Popen[str], str]:
-    """`python -m dtl_notebook proxy` of this checkout, or of the one at `source`."""
+    """`python -m dtl_notebook proxy` of this checkout, or of the one at `source`; `extra`:
+    more of its options."""
     port = _free_port()
     command = [sys.executable, "-m", "dtl_notebook", "proxy", "--port", str(port)]
-    command += ["--store", str(store), "--upstream-anthropic", origin]
-    env = {**os.environ, "PYTHONPATH": source} if source else None
+    command += ["--store", str(store), "--upstream-anthropic", origin, *extra]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update({"PYTHONPATH": source} if source else {})
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
     )

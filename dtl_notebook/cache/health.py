@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.cache.prices import PriceTable, shipped_prices
 
-__all__ = ["CacheHealth", "HitCount", "conversation_health", "hit_tokens"]
+__all__ = ["CacheHealth", "HitCount", "RunningHealth", "conversation_health", "hit_tokens"]
 
 
 @dataclass(frozen=True)
@@ -80,36 +80,54 @@ def hit_tokens(entries: Sequence[CacheEntry]) -> tuple[int, int, bool]:
     return count.result()
 
 
+class RunningHealth:
+    """`conversation_health` gathered one entry at a time (the proxy keeps no entries)."""
+
+    def __init__(self, prices: PriceTable | None = None) -> None:
+        self.table = prices or shipped_prices()
+        self.count = HitCount()
+        self.requests = self.refreshes = 0
+        self.spent = self.uncached = self.refresh_spent = 0.0
+        self.priced = True
+
+    def add(self, entry: CacheEntry, refresh: bool = False) -> None:
+        self.count.add(entry)
+        self.requests += 1
+        self.refreshes += refresh
+        price, figures = self.table.find(entry.model), _figures(entry)
+        if price is None or figures is None:
+            self.priced = False
+            return
+        cached, written, plain = figures
+        ttl = entry.warmth.ttl if entry.warmth is not None else 0.0
+        share = cached * price.cache_read + written * price.write_share(ttl) + plain
+        cost = price.input / 1_000_000 * share
+        self.spent += cost
+        self.uncached += price.input / 1_000_000 * (cached + written + plain)
+        self.refresh_spent += cost if refresh else 0.0
+
+    def result(self) -> CacheHealth:
+        read, total, reported = self.count.result()
+        return CacheHealth(
+            self.requests,
+            total,
+            read,
+            read / total if total else 0.0,
+            reported,
+            self.spent if self.priced else None,
+            self.uncached if self.priced else None,
+            self.refreshes,
+            self.refresh_spent,
+        )
+
+
 def conversation_health(
     entries: Sequence[CacheEntry],
     prices: PriceTable | None = None,
     refreshes: Collection[int] = (),
 ) -> CacheHealth:
     """The health of one conversation's `entries`; `refreshes`: indexes of keep-warm ones."""
-    table = prices or shipped_prices()
-    read, total, reported = hit_tokens(entries)
-    spent = uncached = refresh_spent = 0.0
-    priced = True
+    running = RunningHealth(prices)
     for k, entry in enumerate(entries):
-        price, figures = table.find(entry.model), _figures(entry)
-        if price is None or figures is None:
-            priced = False
-            continue
-        cached, written, plain = figures
-        ttl = entry.warmth.ttl if entry.warmth is not None else 0.0
-        share = cached * price.cache_read + written * price.write_share(ttl) + plain
-        cost = price.input / 1_000_000 * share
-        spent += cost
-        uncached += price.input / 1_000_000 * (cached + written + plain)
-        refresh_spent += cost if k in refreshes else 0.0
-    return CacheHealth(
-        len(entries),
-        total,
-        read,
-        read / total if total else 0.0,
-        reported,
-        spent if priced else None,
-        uncached if priced else None,
-        sum(1 for k in refreshes if k < len(entries)),
-        refresh_spent,
-    )
+        running.add(entry, k in refreshes)
+    return running.result()

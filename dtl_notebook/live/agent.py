@@ -30,6 +30,7 @@ from dtl_notebook.live.steps import (
     TurnResult,
     activate_registered,
 )
+from dtl_notebook.live.telemetry import configured_telemetry
 from dtl_notebook.live.threads import ThreadClient
 from dtl_notebook.live.transport import (
     TRANSPORTS,
@@ -64,6 +65,9 @@ class Agent(CacheWatch):
     that take them, and the full request elsewhere (see `live.threads`). `prefix_store`: the
     cache scope the predictions read (`PrefixStore`): agents given one store (subagents, re-runs
     of one agent) predict each other's prefixes warm, and their emulators share one cache.
+    `otlp_endpoint` (an OTLP/HTTP collector), `tracer_provider` (an OpenTelemetry one of your
+    own) or the standard `OTEL_EXPORTER_OTLP_*` variables: one span per provider request
+    (`live.telemetry`); `capture_content=True` adds the messages to them.
     """
 
     def __init__(
@@ -84,6 +88,9 @@ class Agent(CacheWatch):
         miss_thresholds: MissThresholds | None = None,
         threads: bool = False,
         prefix_store: PrefixStore | None = None,
+        otlp_endpoint: str | None = None,
+        tracer_provider: Any = None,
+        capture_content: bool | None = None,
         **options: Any,
     ) -> None:
         if not isinstance(session, Session):
@@ -123,6 +130,7 @@ class Agent(CacheWatch):
         self.turns = 0
         self.cache = CacheAnalyzer(provider, model, store=self.prefix_store)
         self.listeners: list[Listener] = []
+        self.telemetry = configured_telemetry(otlp_endpoint, tracer_provider, capture_content)
         self.setup_seconds = warm_up(session, provider, model, options, self.transport)
         self._watch(keep_warm, on_cache_miss, miss_thresholds)
 
@@ -209,9 +217,19 @@ class Agent(CacheWatch):
         starts, after each completed step, and when the turn ends or fails.
         """
         with self.lock:  # a keep-warm refresh never runs during a turn
+            telemetry = self.telemetry
+            if telemetry is not None:
+                self.turn_span = telemetry.start_turn(self.provider, self.model, self.turns)
+            failed: str | None = None
             try:
                 return self._locked_run(text, on_step)
+            except BaseException as exc:  # a failed turn's span says why (keys masked)
+                failed = redact(str(exc)) or type(exc).__name__
+                raise
             finally:
+                if telemetry is not None and self.turn_span is not None:
+                    telemetry.end_turn(self.turn_span, failed)
+                self.turn_span = None
                 self._turn_ended()
 
     def _locked_run(self, text: str, on_step: Listener | None) -> TurnResult:
@@ -277,8 +295,8 @@ class Agent(CacheWatch):
             activate_registered(self.session, request, calls)
             if calls:
                 step.results = [self.session.execute(call) for call in calls]
+            self._judged(step, text, on_step)  # a "step" event carries its collapse
             self._emit(AgentEvent("step", text, step=step), on_step)
-            self._missed(step, text, on_step)
             if not calls:
                 return TurnResult(reply.message.text, steps)
         return TurnResult(None, steps, stopped=f"step limit ({self.max_steps}) reached")

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable
+from typing import Any
 
 from dtl_notebook.agent import checks
 from dtl_notebook.cache.analyze import CacheAnalyzer
@@ -22,7 +24,9 @@ from dtl_notebook.cache.prices import Price, PriceTable, shipped_prices
 from dtl_notebook.cache.warmth import GAPS_KEPT, WarmNow, with_warning
 from dtl_notebook.context.model import model_context
 from dtl_notebook.live.keep_warmer import KeepWarmer, keep_warm_policy, refresh_request
+from dtl_notebook.live.span_attributes import SpanFacts
 from dtl_notebook.live.steps import AgentEvent, Listener, Step, StepState
+from dtl_notebook.live.telemetry import Telemetry
 from dtl_notebook.live.transport import Transport
 from dtl_notebook.wire import WireRequest, parse_response
 
@@ -49,6 +53,7 @@ class CacheWatch:
     steps: list[Step]
     turns: int
     listeners: list[Listener]
+    telemetry: Telemetry | None
 
     def _watch(
         self,
@@ -63,8 +68,17 @@ class CacheWatch:
         self.on_cache_miss = on_cache_miss
         self.miss_thresholds = miss_thresholds or MissThresholds()
         self.turn_starts: list[float] = []  # the latest, for the next likely user turn
-        policy = keep_warm_policy(keep_warm)
+        self.turn_span: Any = None  # the running turn's telemetry span, if any
         self.keep_warm: KeepWarmer | None = None
+        self.set_keep_warm(keep_warm)
+
+    def set_keep_warm(self, keep_warm: KeepWarm | bool | None) -> None:
+        """Keep the prefix warm from now on by `keep_warm` (a KeepWarm, True for its
+        defaults), or stop (None/False); a timer already running is stopped first."""
+        policy = keep_warm_policy(keep_warm)
+        if self.keep_warm is not None:
+            self.keep_warm.stop()
+        self.keep_warm = None
         if policy is not None:
             self.keep_warm = KeepWarmer(
                 policy, self.lock, self.clock, self._last_entry, self._price, self._refresh
@@ -78,27 +92,41 @@ class CacheWatch:
 
     def _send(self, request: WireRequest, state: StepState | None) -> Step:
         """Send `request` at the clock's time and analyze it: the step, not yet kept."""
-        at = self.clock()
+        at, start_ns = self.clock(), time.time_ns()
         response = self.transport.send(request)
+        end_ns = time.time_ns()
         reply = parse_response(response, self.provider, self.model, request.aliases)
         # a thread continuation's model context is the whole thread, rebuilt by the analyzer
         context = None if "thread" in request.payload else model_context(request)
         entry = self.cache.add(request, response, at, context=context)
         context = context or entry.context
-        return Step(self.turns, request, response, reply, context, entry, state=state)
+        step = Step(self.turns, request, response, reply, context, entry, state=state)
+        step.sent_ns = (start_ns, end_ns)
+        return step
 
-    def _missed(self, step: Step, text: str, on_step: Listener | None) -> None:
-        """Name the collapse of `step`, if any: on the step, as an event, to the callback."""
+    def _judged(self, step: Step, text: str, on_step: Listener | None) -> None:
+        """Name the collapse of `step`, if any (on the step, as an event, to the callback),
+        then write its span where telemetry is configured."""
         entries = self.cache.entries
         previous = entries[-2] if len(entries) >= 2 else None
         rule = cache_rule(step.cache.provider, step.cache.model)
         miss = detect_miss(previous, step.cache, rule, self.miss_thresholds)
-        if miss is None:
-            return
-        step.cache_miss = miss
-        self._emit(AgentEvent("cache_miss", text, step=step), on_step)
-        if self.on_cache_miss is not None:
-            self.on_cache_miss(miss)
+        if miss is not None:
+            step.cache_miss = miss
+            self._emit(AgentEvent("cache_miss", text, step=step), on_step)
+            if self.on_cache_miss is not None:
+                self.on_cache_miss(miss)
+        if self.telemetry is not None and step.sent_ns is not None:
+            facts = SpanFacts(
+                step.cache,
+                step.response,
+                step.request.load_points,
+                step.request.mode,
+                miss=miss,
+                keep_warm=step.keep_warm,
+                request=step.request.payload,
+            )
+            self.telemetry.record(facts, *step.sent_ns, parent=self.turn_span)
 
     def _turn_started(self) -> None:
         self.turn_starts = [*self.turn_starts[-GAPS_KEPT:], self.clock()]
@@ -122,7 +150,7 @@ class CacheWatch:
         step.keep_warm = decision
         self.steps.append(step)
         self._emit(AgentEvent("keep_warm", step=step), None)
-        self._missed(step, "", None)
+        self._judged(step, "", None)
 
     def warmth(self, now: float | None = None) -> WarmNow:
         """What is warm in the provider's cache at `now` (the clock's time by default), how

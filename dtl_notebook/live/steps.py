@@ -45,6 +45,8 @@ class Step:
     keep_warm: RefreshDecision | None = None
     # the request read clearly less than the previous one left warm, and why
     cache_miss: CacheMiss | None = None
+    # when it was sent and answered, nanoseconds since the epoch (its telemetry span)
+    sent_ns: tuple[int, int] | None = None
 
     @property
     def shown_request(self) -> dict[str, Any]:

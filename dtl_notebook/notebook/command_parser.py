@@ -52,6 +52,7 @@ def command_parser() -> tuple[Parser, dict[str, Parser]]:
         "path", metavar="PATH"
     )
     add("reset", "Start the session afresh on the demo catalog.")
+    add("status", "What is warm in the cache and for how long, hit rate and money, keep-warm.")
     parsers["proxy"] = add_proxy_parser(sub)
     return root, parsers
 

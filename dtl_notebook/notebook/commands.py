@@ -30,6 +30,7 @@ from dtl_notebook.notebook.display import HTML, table
 from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
+from dtl_notebook.notebook.health_view import status_text
 from dtl_notebook.notebook.html import element, esc, static_block, text
 from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
@@ -252,6 +253,9 @@ class Commands:
 
     def do_proxy(self, args: Any) -> Any:
         return self.proxy.run(args)
+
+    def do_status(self, args: Any) -> None:
+        print(status_text(self._agent(args, create=False), args.session))
 
     def do_reset(self, args: Any) -> None:
         sessions = self.context.sessions

@@ -11,6 +11,7 @@ from typing import Any
 
 from dtl_notebook.live.agent import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
+from dtl_notebook.notebook.health_view import header_health, item_health
 from dtl_notebook.notebook.html import esc, static_block
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
@@ -44,6 +45,7 @@ def agent_header(
         "status": status,
         "error": error,
         "live": True,
+        **header_health(agent),
     }
 
 
@@ -91,6 +93,7 @@ def timeline_item(rec: RequestRecord) -> dict[str, Any]:
             "written": entry.reported.written,
             "uncached": entry.reported.uncached,
         }
+    item.update(item_health(rec))
     return item
 
 

@@ -7,6 +7,7 @@ by default) and shows its live view; `%dtl SUBCOMMAND` works on the same session
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -15,6 +16,7 @@ from IPython.core.magic_arguments import argument
 from IPython.display import display
 from traitlets import Enum, Int, Unicode
 
+from dtl_notebook.cache.glance import miss_words
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.agent import Agent, TurnError
 from dtl_notebook.live.transport import redact
@@ -127,6 +129,12 @@ class AgentMagics(Magics):
         type=bounded_int(*MAX_STEPS),
         help=f"Requests per turn at most ({MAX_STEPS[0]}-{MAX_STEPS[1]}).",
     )
+    @argument(
+        "--keep-warm",
+        action="store_true",
+        help="Keep the session's prefix warm while you are idle, where a refresh costs less "
+        "than the miss it prevents (each refresh shows in the view; %%dtl status tells).",
+    )
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
         """Run one user turn: the cell body is the user message ({name} is interpolated).
@@ -154,6 +162,8 @@ class AgentMagics(Magics):
             agent.use_threads()
         if args.max_steps is not None:
             agent.max_steps = args.max_steps
+        if args.keep_warm and agent.keep_warm is None:
+            agent.set_keep_warm(True)
         view = self.sessions.display_live(args.session, agent, display)
         try:
             result = agent.run(text)
@@ -165,6 +175,12 @@ class AgentMagics(Magics):
                 output.handle.update(view)  # the saved fallback: this cell's requests so far
         answer = result.text if result.text is not None else f"(stopped: {result.stopped})"
         print(redact(f"{agent.provider}: {answer}"))
+        for step in result.steps:  # a collapse: a notice under the answer, with its fix
+            if step.cache_miss is not None:
+                print(
+                    f"⚠ request {agent.steps.index(step) + 1}: {miss_words(step.cache_miss)}",
+                    file=sys.stderr,
+                )
 
     def _reconfigure(self, agent: Agent, args: Any) -> None:
         """Apply a cell's options to an existing session; nothing changes on an error."""
@@ -193,7 +209,7 @@ class AgentMagics(Magics):
 
         Subcommands: tools [QUERY], search QUERY, activate NAME..., provider P [--model M],
         compare, show [STEP], diff A B, inspect FILE.jsonl, save PATH, load PATH,
-        export PATH.html, reset (each takes --session NAME, default: agent); proxy
+        export PATH.html, reset, status (each takes --session NAME, default: agent); proxy
         start|stop|status (a cache-inspector proxy in this kernel, with its live view).
         """
         return self.commands.run(line)

@@ -24,6 +24,7 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.document import timeline_item
+from dtl_notebook.notebook.health_view import records_health, records_miss
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.view_assets import proxy_esm
 from dtl_notebook.notebook.widget import AgentView
@@ -152,6 +153,7 @@ class ProxyView(AgentView):
         if event.response is not None and status is not None and status < 400 and not failure:
             conversation.analyzer.answer(record.cache, event.response, event.request or {})
             record.label = "proxied"
+            record.miss = records_miss(conversation.records, index)
             try:
                 message = parse_response(event.response, record.provider).message
                 record.calls = [c.name for c in message.tool_calls]
@@ -266,6 +268,7 @@ class ProxyView(AgentView):
             "status": status,
             "error": getattr(self, "_problem", None),
             "live": False,
+            **records_health(shown.records if shown else []),
         }
 
     # -- what the front end asks (the kernel's thread) ------------------------------------------

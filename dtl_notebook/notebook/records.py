@@ -10,8 +10,10 @@ from typing import Any
 from dtl_notebook.agent.messages import Message
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.capture import Exchange, load_capture
+from dtl_notebook.cache.collapse import CacheMiss
 from dtl_notebook.cache.conversation_key import conversation_names
 from dtl_notebook.cache.entries import CacheEntry
+from dtl_notebook.cache.keep_warm import RefreshDecision
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.live.agent import Agent, Step, StepState
 from dtl_notebook.live.transport import redact
@@ -40,6 +42,8 @@ class RequestRecord:
     new_loads: int = 0  # tools at load points this request adds to the previous one's
     switched_from: str | None = None  # the previous request's provider, when it was another
     spent: float | None = None  # the session's input cost up to this request (listed prices)
+    keep_warm: RefreshDecision | None = None  # a keep-warm refresh: why, its cost and saving
+    miss: CacheMiss | None = None  # it read clearly less than the previous request left warm
 
     def follow(self, previous: RequestRecord | None) -> None:
         """What this request adds to the previous one: the session's cost so far, and the
@@ -122,6 +126,7 @@ def from_step(
         calls=[c.name for c in step.reply.message.tool_calls],
         reply_text=step.reply.message.text,
     )
+    record.keep_warm, record.miss = step.keep_warm, step.cache_miss
     record.follow(previous)
     return record
 

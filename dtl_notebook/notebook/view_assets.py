@@ -15,6 +15,7 @@ STATIC = Path(__file__).parent / "static"
 SPEC = Path(__file__).parent / "data" / "view.json"
 ESM_PARTS = (
     "view_dom.js",
+    "view_warmth.js",
     "view_timeline.js",
     "view_links.js",
     "view_tools.js",

@@ -187,6 +187,11 @@ class AgentView(ViewMessages):
             self.header = self.header_data()
         elif event.kind == "step" and event.step is not None:
             self._add_step(event.step)
+        elif event.kind == "keep_warm" and event.step is not None:
+            self._add_step(event.step)  # sent while idle: a request of its own, shown at once
+            self._committed = len(self.records)
+            self._status = "idle"
+            self._flush()
         elif event.kind == "turn_end":
             self._committed = len(self.records)
             self._status = "idle"

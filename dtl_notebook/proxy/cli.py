@@ -9,6 +9,7 @@ import sys
 import threading
 
 from dtl_notebook.live.agent_settings import settings_lines
+from dtl_notebook.live.telemetry import configured_telemetry
 from dtl_notebook.proxy.config import (
     DEFAULT_ANTHROPIC,
     DEFAULT_OPENAI,
@@ -39,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add the providers' cache-diagnostics request fields (the one edit it makes)",
     )
+    parser.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="export one OpenTelemetry span per request over OTLP/HTTP to this collector "
+        "(e.g. http://127.0.0.1:4318); the OTEL_EXPORTER_OTLP_* variables work too",
+    )
 
 
 # how long a thread may hold the interpreter while another waits for it (Python's default:
@@ -49,7 +56,11 @@ SWITCH_INTERVAL_S = 0.0002
 def run(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # this process is the proxy: forwarding first
-    summary = Summary(lambda line: print(line, flush=True))
+    try:
+        telemetry = configured_telemetry(args.otlp_endpoint, service="dtl_notebook-proxy")
+    except ValueError as exc:
+        sys.exit(f"proxy: --otlp-endpoint: {exc}")
+    summary = Summary(lambda line: print(line, flush=True), telemetry)
     try:
         proxy = Proxy(
             store=args.store,
@@ -67,6 +78,8 @@ def run(args: argparse.Namespace) -> None:
     print(f"dtl_notebook proxy on {proxy.url} -> {proxy.config.upstreams}", flush=True)
     print(f"  store: {args.store}   Ctrl-C stops it", flush=True)
     print("\n".join(["Agents pointed here:", *settings_lines(proxy.url)]), flush=True)
+    if telemetry is not None:
+        print("  OpenTelemetry: one span per request, over OTLP/HTTP", flush=True)
     if args.diagnostics:
         print(
             "  --diagnostics: each request gets the provider's cache-diagnostics field "
@@ -82,3 +95,5 @@ def run(args: argparse.Namespace) -> None:
     finally:
         proxy.stop()
         summary.close()
+        if telemetry is not None:
+            telemetry.shutdown()  # what is still batched goes out

@@ -193,7 +193,8 @@ def test_codes_imports_neither_the_sdks_nor_the_schema_validator() -> None:
         "sys.argv = ['dtl_notebook', 'codes', '--json']\n"
         "try:\n    runpy.run_module('dtl_notebook', run_name='__main__')\n"
         "except SystemExit as done:\n    assert not done.code, done.code\n"
-        "heavy = ('jsonschema', 'openai', 'anthropic', 'pydantic', 'tiktoken', 'httpx2')\n"
+        "heavy = ('jsonschema', 'openai', 'anthropic', 'pydantic', 'tiktoken', 'httpx2',\n"
+        "         'opentelemetry')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -143,7 +143,7 @@ def test_load_uses_the_configured_transport(tmp_path: Path, monkeypatch: Any) ->
     run, _ = commands(namespace, Settings(transport="live", max_steps=3))
     run.run(f"load {path}")
     agent = namespace["agent"]
-    assert agent.transport.name == "live" and agent.label == "live" and agent.max_steps == 3
+    assert agent.transport.name == "live" and agent.max_steps == 3
 
 
 def test_load_failure_leaves_the_session(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ SUBCOMMANDS = [
     "load",
     "export",
     "reset",
+    "status",
 ]
 OPTIONS = [
     "--session",
@@ -58,6 +59,7 @@ OPTIONS = [
     "--live",
     "--threads",
     "--max-steps",
+    "--keep-warm",
 ]
 ENGINES = ["bm25", "regex", "keyword", "native-bm25", "native-regex", "hosted", "native-client"]
 LOAD_MODES = ["additional_tools", "tool_search", "full_list"]

@@ -200,6 +200,16 @@ def test_a_cache_break_live_with_the_providers_diagnosis(
     assert "system_changed" in view.panes["context"] and "agree" in view.panes["context"]
     item = view.tail["items"][-1]
     assert item["reported"]["cached"] == last.cache.reported.cached and item["break"]
+    # the conversation's warmth (an expiry the page counts down to) and health, in the header
+    warmth = last.cache.warmth
+    assert warmth is not None and item["warmth"]["expires_at"] == warmth.expires_at
+    warm, health = view.header["warm"], view.header["health"]
+    assert warm["expires_at"] == warmth.expires_at and warm["clock"] < warmth.expires_at
+    assert health["requests"] == 3 and health["words"].startswith("hit ")
+    # the changed system prompt lost its prefix: a collapse, on its box and in the header
+    assert last.miss is not None and last.miss.reason == "changed"
+    assert item["miss"]["code"] == "system_changed"
+    assert "cache miss (changed, system_changed)" in view.header["miss"]
 
 
 def test_the_view_displays_as_a_widget_with_a_static_fallback(

@@ -102,7 +102,10 @@ def test_conversations_are_named_on_arrival(emulator: EmulatorServer) -> None:
             cache_control={"type": "ephemeral"},
         )
         client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=50, system="Another agent.", messages=[]
+            model="claude-sonnet-4-5",
+            max_tokens=50,
+            system="Another agent.",
+            messages=[{"role": "user", "content": "hi"}],
         )
         events = heard.wait_for(6)
     kinds = [(type(e).__name__, e.number) for e in events]
@@ -210,10 +213,22 @@ def test_the_terminal_summary_one_line_per_request(emulator: EmulatorServer) -> 
             ]
         assert proxy.recorder is not None and proxy.recorder.wait(3)
     summary.close()
+    alerts = [line for line in lines if line.startswith("  ! ")]
+    lines = [line for line in lines if not line.startswith("  ! ")]
     assert [line.split()[:5] for line in lines] == [
         [f"#{n}", "c1", "anthropic", "claude-sonnet-4-5", "200"] for n in (1, 2, 3)
     ]
     first, second, third = lines
+    # what each left warm (5 minutes, no gap yet to judge the next request by) and the
+    # conversation's hit rate and money so far
+    assert re.search(r"\| warm [\d,]+ tok [45]m\d\ds left \(until [\d:]+ UTC\)", first)
+    assert "| hit 0% · $" in first and "uncached" in first
+    assert re.search(r"\| hit [1-9]\d?% · \$", second)
+    # the changed system prompt: a collapse, named with its reason, code and fix
+    assert len(alerts) == 1 and alerts[0].startswith(
+        "  ! #3 c1 cache miss (changed, system_changed)"
+    )
+    assert "fix:" in alerts[0]
     assert "break:" not in first + second and "provider: hit (agree)" in second
     found = re.search(r"reported (\d+)/(\d+)/(\d+) predicted (\d+)/(\d+)/(\d+)", second)
     assert found is not None

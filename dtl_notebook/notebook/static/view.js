@@ -24,9 +24,10 @@ class View {
     this.cache = pagePanes(model.get("panes_key") || this.id);
     this.timeline = new Timeline((i) => this.select(i), () => this.showPreview());
     this.toolbar = new Toolbar(this);
+    this.header.warmth.listeners.push((now) => this.timeline.tickWarm(now));
     const p = this.panes;
     this.root.append(
-      this.header.el, this.header.error, this.toolbar.el, this.toolbar.notice, this.timeline.overviewRow,
+      this.header.el, this.header.error, this.header.warmth.alert, this.toolbar.el, this.toolbar.notice, this.timeline.overviewRow,
       this.timeline.el, p.title, p.breakBox, p.summaryBox, this.toolbar.found, p.el,
     );
     el.appendChild(this.root);
@@ -181,6 +182,7 @@ class View {
       }
     }
     this.timeline.update(items);
+    this.timeline.tickWarm(this.header.warmth.now());
   }
 
   drawSwitched() {
@@ -303,6 +305,7 @@ function render({ model, el }) {
   view.drawSwitched();
   return () => {
     cancelAnimationFrame(view.frame);
+    view.header.warmth.stop();
     cancelAnimationFrame(view.timeline.scrollFrame);
     for (const [name, listener] of listeners) model.off(name, listener);
   };

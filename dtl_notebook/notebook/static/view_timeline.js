@@ -19,6 +19,9 @@ function boxTitle(item) {
     `predicted: cached ${fmt(item.cached)}, written ${fmt(item.written)}, ` +
     `uncached ${fmt(item.uncached)}${reported}` +
     (item.break ? `\ncache break: ${decodeHtml(item.break)}` : "") +
+    (item.keep_warm ? `\nkeep-warm refresh: saved ${money(item.keep_warm.saving)} for ${money(item.keep_warm.cost)}` : "") +
+    (item.miss ? `\n${item.miss.text}` : "") +
+    (item.warmth && item.warmth.warning ? `\n${item.warmth.warning}` : "") +
     (item.notes || []).map((n) => `\n${n.text}: ${n.title}`).join("")
   );
 }
@@ -37,13 +40,17 @@ function fillBox(box, item, previous) {
     top.appendChild(mark);
   }
   if (item.break) top.appendChild(h("span", "dtl-tl-breakmark", "✕"));
+  if (item.keep_warm) top.appendChild(h("span", "dtl-tl-keepwarm", "keep-warm"));
+  if (item.miss) top.appendChild(h("span", "dtl-tl-miss", `miss: ${item.miss.reason}`));
   const parts = [top, strip(item, item.total, "dtl-predicted")];
   if (item.reported) {
     const r = item.reported;
     parts.push(strip(r, (r.cached || 0) + (r.written || 0) + (r.uncached || 0), "dtl-reported"));
   }
   const share = item.total ? Math.round((100 * item.cached) / item.total) : 0;
-  parts.push(h("div", "dtl-tl-caption", `${share}% cached · ${fmt(item.total)} tok`));
+  const saved = item.keep_warm ? ` · saved ${money(item.keep_warm.saving)}` : "";
+  parts.push(h("div", "dtl-tl-caption", `${share}% cached · ${fmt(item.total)} tok${saved}`));
+  if (item.warmth) parts.push(h("div", "dtl-tl-warm")); // counted down on the newest box
   box.replaceChildren(...parts);
   box.title = boxTitle(item);
 }
@@ -179,6 +186,20 @@ class Timeline {
   focusSelected() {
     const box = this.selected === "preview" ? this.previewBox : this.boxes[this.selected ?? this.items.length - 1];
     if (box) box.focus({ preventScroll: true });
+  }
+
+  // the newest request's box counts down what it left warm; earlier boxes are past it
+  tickWarm(now) {
+    const last = this.items.length - 1;
+    this.boxes.forEach((box, i) => {
+      const slot = box && box.querySelector(".dtl-tl-warm");
+      if (!slot) return;
+      const item = this.items[i];
+      const left = i === last && item && item.warmth ? item.warmth.expires_at - now : 0;
+      const text = left > 0 ? `warm ${clockSpan(left)}` : i === last ? "cold" : "";
+      if (slot.textContent !== text) slot.textContent = text;
+      slot.classList.toggle("dtl-tl-warm-warn", left > 0 && !!(item && item.warmth.warning));
+    });
   }
 
   breaks() {

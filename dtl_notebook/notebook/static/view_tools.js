@@ -14,7 +14,8 @@ class Header {
     full.type = "button";
     full.title = "Stack the panes at full width, each as tall as its content";
     full.addEventListener("click", () => full.classList.toggle("dtl-on", root.classList.toggle("dtl-full")));
-    this.el.append(this.title, this.meta, this.status, full);
+    this.warmth = new Warmth();
+    this.el.append(this.title, this.meta, this.warmth.el, this.warmth.health, this.status, full);
     this.error = h("div", "dtl-error");
   }
 
@@ -27,6 +28,7 @@ class Header {
     this.status.classList.toggle("dtl-running", this.running);
     this.error.textContent = header.error || "";
     this.error.style.display = header.error ? "block" : "none";
+    this.warmth.draw(header);
   }
 }
 
