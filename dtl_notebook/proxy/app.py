@@ -23,13 +23,14 @@ import httpx2
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from dtl_notebook.proxy.config import ROUTES, ProxyConfig
 from dtl_notebook.proxy.headers import end_to_end
 from dtl_notebook.proxy.record import ExchangeRecord
 from dtl_notebook.proxy.store_queue import StoreQueue
+from dtl_notebook.proxy.websocket_relay import websocket_routes
 from dtl_notebook.proxy.worker import FORWARDING
 
 Sink = Callable[[ExchangeRecord], None]
@@ -241,7 +242,8 @@ def make_app(config: ProxyConfig, recorder: StoreQueue) -> Starlette:
         return _Relay(upstream, record, sink)
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-    routes = [Route("/{path:path}", forward, methods=methods)]
+    routes: list[BaseRoute] = [*websocket_routes(config, recorder, numbers, error_body)]
+    routes.append(Route("/{path:path}", forward, methods=methods))
     return Starlette(routes=routes, lifespan=lifespan)
 
 

@@ -5,7 +5,8 @@ fields (`Required[Optional[...]]`), but the API takes a function tool without th
 its defaults (https://platform.openai.com/docs/api-reference/responses/create, `tools`);
 Codex sends its whole catalog so, in a leading `additional_tools` item. Requests this package
 builds are validated strictly (`validate_payload`); Codex's WebSocket `response.create`
-events add `generate`. Traffic captured from other agents, and
+events add `type`, `generate` and `client_metadata`, and Codex sends back the items the API
+returned (`api_items`). Traffic captured from other agents, and
 the emulator standing in for the API, are checked here: such fields count as their defaults
 and each kind of omission is named in a note, never a refusal.
 """
@@ -15,11 +16,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from dtl_notebook.wire.api_items import as_typed, note, typed_tool
 from dtl_notebook.wire.shape_errors import WireValidationError
 from dtl_notebook.wire.validate import validate_payload
 
 # Responses function-tool fields the SDK types require and the API defaults
 _TOOL_DEFAULTS = {"strict": None, "parameters": None}
+# the fields a Responses WebSocket `response.create` event adds to the HTTP body
+# (Codex's codex-api `ResponseCreateWsRequest`), each with what it means
+_SOCKET_FIELDS = {
+    "type": "the WebSocket event's name",
+    "generate": "false: a prefetch that warms the cache and generates nothing",
+    "client_metadata": "the client's trace context, read by the server",
+}
 
 
 def with_api_defaults(payload: dict[str, Any], provider: str) -> tuple[dict[str, Any], list[str]]:
@@ -30,31 +39,39 @@ def with_api_defaults(payload: dict[str, Any], provider: str) -> tuple[dict[str,
     missing: dict[str, list[str]] = {}
     body = dict(payload)
     notes = []
-    if "generate" in body:  # Responses over WebSocket: `generate: false` warms the cache only
-        value = json.dumps(body.pop("generate"))
-        notes.append(
-            f"generate: {value}: a WebSocket response.create field (false: a prefetch that "
-            "warms the cache and generates nothing), not in the SDK's HTTP types"
-        )
+    returned: dict[str, list[str]] = {}
+    for field, meaning in _SOCKET_FIELDS.items():
+        if field in body:  # Responses over WebSocket
+            value = json.dumps(body.pop(field))
+            notes.append(
+                f"{field}: {value}: a WebSocket response.create field ({meaning}), "
+                "not in the SDK's HTTP types"
+            )
     tools = body.get("tools")
     if isinstance(tools, list):
-        body["tools"] = _fill_tools(tools, "tools", missing)
+        body["tools"] = _fill_tools(tools, "tools", missing, returned)
     items = body.get("input")
     if isinstance(items, list):
+        items = body["input"] = as_typed(items, returned)
         filled = []
         for i, item in enumerate(items):
             if isinstance(item, dict) and isinstance(item.get("tools"), list):
-                item = {**item, "tools": _fill_tools(item["tools"], f"input.{i}.tools", missing)}
+                tools = _fill_tools(item["tools"], f"input.{i}.tools", missing, returned)
+                item = {**item, "tools": tools}
             filled.append(item)
         body["input"] = filled
-    if not missing and not notes:
+    if not missing and not notes and not returned:
         return payload, []
-    return body, [*notes, *(_note(field, paths) for field, paths in missing.items())]
+    notes += [_note(field, paths) for field, paths in missing.items()]
+    return body, [*notes, *(note(kind, paths) for kind, paths in returned.items())]
 
 
-def _fill_tools(tools: list[Any], where: str, missing: dict[str, list[str]]) -> list[Any]:
+def _fill_tools(
+    tools: list[Any], where: str, missing: dict[str, list[str]], returned: dict[str, list[str]]
+) -> list[Any]:
     filled = []  # a namespace's members are typed with these fields optional: left as they are
     for j, tool in enumerate(tools):
+        tool = typed_tool(tool, f"{where}.{j}", returned)
         if isinstance(tool, dict) and tool.get("type") == "function":
             absent = [k for k in _TOOL_DEFAULTS if k not in tool]
             for key in absent:

@@ -97,6 +97,8 @@ def anthropic_reply(endpoint: Endpoint, payload: JSON, view: View, entry: CacheE
 # -- OpenAI Responses -------------------------------------------------------------------
 def responses_reply(endpoint: Endpoint, payload: JSON, view: View, entry: CacheEntry) -> JSON:
     """An OpenAI Responses response, hosted tool search rounds included."""
+    if payload.get("generate") is False:  # a WebSocket prefetch: the prefix is cached only
+        return _responses_body(endpoint, payload, [], entry)
     output: list[JSON] = []
     tools = payload.get("tools") or []
     search_tool = next((t for t in tools if t.get("type") == "tool_search"), None)
@@ -181,7 +183,13 @@ def responses_reply(endpoint: Endpoint, payload: JSON, view: View, entry: CacheE
                 "content": [{"type": "output_text", "text": final.text, "annotations": []}],
             }
         )
-    out_tokens = endpoint.output_tokens(output)
+    return _responses_body(endpoint, payload, output, entry)
+
+
+def _responses_body(
+    endpoint: Endpoint, payload: JSON, output: list[JSON], entry: CacheEntry
+) -> JSON:
+    out_tokens = endpoint.output_tokens(output) if output else 0
     # the SDK's usage type requires cache_write_tokens (0 before GPT-5.6)
     details = {"cached_tokens": entry.cached_tokens, "cache_write_tokens": entry.written_tokens}
     usage = {
@@ -200,7 +208,7 @@ def responses_reply(endpoint: Endpoint, payload: JSON, view: View, entry: CacheE
         "output": output,
         "parallel_tool_calls": True,
         "tool_choice": "auto",
-        "tools": tools,
+        "tools": payload.get("tools") or [],
         "usage": usage,
     }
 
