@@ -40,6 +40,7 @@ pytestmark = pytest.mark.agents
 
 KEY = "sk-ant-api03-AGENTTESTdummy0123456789abcdefDUMMY"
 ANTHROPIC_MODEL = "claude-sonnet-4-6"
+OPENAI_MODEL = "gpt-5.5"
 GENERATION = ("/v1/messages", "/v1/responses", "/v1/chat/completions")
 NOTE = "the answer is 42"
 READ_TASK = "Read the file notes.txt"
@@ -200,3 +201,27 @@ def test_opencode_reads_a_file_with_its_title_request_apart(
         done = run_agent(argv, env, workspace)
     assert NOTE in done.stdout and "(emulated, not an LLM) read returned" in done.stdout
     check_sessions(proxy, [1, 2])  # the title request, then the session
+
+
+def test_codex_runs_a_command_through_the_proxy(
+    emulator: EmulatorServer, tmp_path: Path, workspace: Path
+) -> None:
+    codex = need_agent("codex")
+    home = tmp_path / "codex"
+    home.mkdir()
+    with proxy_process(emulator.url, tmp_path / "store.sqlite") as proxy:
+        # Codex takes no base URL from the environment: a provider entry routes it
+        (home / "config.toml").write_text(
+            f'model = "{OPENAI_MODEL}"\nmodel_provider = "dtl"\n'
+            "check_for_update_on_startup = false\n\n"
+            f'[model_providers.dtl]\nname = "dtl proxy"\nbase_url = "{proxy.url}/v1"\n'
+            'env_key = "OPENAI_API_KEY"\nwire_api = "responses"\n\n'
+            "[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n"
+        )
+        env = offline_env(tmp_path / "home", OPENAI_API_KEY=KEY, CODEX_HOME=str(home))
+        # `command cat notes.txt` is a shell command as it stands: the emulated model, which
+        # passes the task's text to the tool it picks, runs it through exec_command
+        argv = [str(codex), "exec", "--skip-git-repo-check", "command cat notes.txt"]
+        done = run_agent(argv, env, workspace)
+    assert "(emulated, not an LLM) exec_command returned" in done.stdout
+    check_sessions(proxy, [2])
