@@ -28,6 +28,7 @@ from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.cache.store_reader import store_rows
 from dtl_notebook.live.emulator.server import EmulatorServer
 from tests.support.real_agents import (
+    ABSENT,
     ROOT,
     ProxyRun,
     need_agent,
@@ -225,3 +226,9 @@ def test_codex_runs_a_command_through_the_proxy(
         done = run_agent(argv, env, workspace)
     assert "(emulated, not an LLM) exec_command returned" in done.stdout
     check_sessions(proxy, [2])
+
+
+def test_an_agent_not_installed_skips_with_the_one_reason() -> None:
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        need_agent("no-such-agent")
+    assert skipped.value.msg == ABSENT
