@@ -46,6 +46,7 @@ GENERATION = ("/v1/messages", "/v1/responses", "/v1/chat/completions")
 NOTE = "the answer is 42"
 READ_TASK = "Read the file notes.txt"
 TOLERANCE = 0.01
+BANNER_LINES = 2  # where the proxy listens, the settings to give a client
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +77,9 @@ def check_sessions(proxy: ProxyRun, requests_per_conversation: list[int]) -> lis
     for path in proxy.store.parent.glob(proxy.store.name + "*"):  # the WAL too, if any
         assert KEY.encode() not in path.read_bytes(), f"the key is stored in {path.name}"
     assert not [line for line in proxy.lines if KEY in line]
+    requests = proxy.lines[BANNER_LINES:]  # one line per request, nothing else
+    assert len(requests) == len(store_rows(proxy.store)), requests
+    assert all(line.startswith("#") for line in requests), requests
     failed = audit_fails(proxy.store)
     assert not failed, failed
     entries = predicted_entries(proxy.store, rows)
