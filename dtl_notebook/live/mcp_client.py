@@ -2,25 +2,24 @@
 
 The core does no I/O: `Session.connect_mcp` reaches this module through the tool-source
 connector the package registers (`agent/tool_sources.py`). `session.connect_mcp(command_or_url)`
-starts a stdio server (a command as a list, or a string
-split like a shell would) or connects to a streamable HTTP URL. The SDK is async: each
-connection owns an event loop in a background thread and offers blocking calls with timeouts.
+starts a stdio server (a command as a list, or a string split like a shell would) or connects to
+a streamable HTTP URL. The SDK is async: each connection owns an event loop in a background
+thread and offers blocking calls with timeouts.
 
 The server's tools enter the registry deferred (found by `tool_search`, namespace = the
 server's name unless given). A call goes to the server: its text content joined, or its
 structured content as JSON; `isError`, a dead server, a timeout or a garbled answer become an
 `is_error` result naming the server, and the session stays usable.
 
-Either MCP revision: a 2026-07-28 server (no `initialize`, no session; list changes on a
-request's own stream or a `subscriptions/listen` stream) or one of the older handshake revision
-(`mcp_link.py`; `protocol="legacy"` keeps to the handshake). Both feed the registry the same way.
-A list change only marks the list stale: the new list is fetched and applied at the next turn
-boundary (the next `user()`, or the end of a tool run), never in the
-middle of one. `refresh()` fetches now, and applies now unless a tool run is in progress. A tool
-the model can see that the server withdraws or changes is recorded as a `SystemUpdate`; a new
-tool enters the registry (searchable, not offered) and is recorded as registered there
-(`SystemUpdate.tools_registered`), so a native search declares it from that point on and the
-tools declared before stay as they were.
+Either MCP revision: the SDK probes `server/discover` (2026-07-28: no `initialize`, no session),
+else takes the handshake (`protocol="legacy"`: only that); both feed the registry alike. A list
+change (`notifications/tools/list_changed`, or a listen event) only marks the list stale: the
+new list is fetched and applied at the next turn boundary (the next `user()`, or the end of a
+tool run), never in the middle of one. `refresh()` fetches now, and applies now unless a tool
+run is in progress. A tool the model can see that the server withdraws or changes is recorded
+as a `SystemUpdate`; a new tool enters the registry (searchable, not offered) and is recorded
+as registered there (`SystemUpdate.tools_registered`), so a native search declares it from that
+point on and the tools declared before stay as they were.
 """
 
 from __future__ import annotations
@@ -114,8 +113,7 @@ class McpConnection:
 
     # -- the tool list ---------------------------------------------------------------------
     def wait_changed(self, timeout: float) -> bool:
-        """Block until the server has told a tool-list change not yet fetched (True), or for
-        `timeout` seconds (False)."""
+        """Whether the server told a tool-list change not yet fetched, waiting up to `timeout`."""
         return self._stale.wait(timeout)
 
     def refresh(self) -> None:

@@ -1,14 +1,9 @@
-"""The async half of an MCP connection: one task holding the SDK's client.
+"""The async half of an MCP connection: one task holding the SDK's `Client`.
 
-Runs on the connection's own event loop (see `mcp_client.py`). The SDK's `Client` is entered and
-left in one task, as its task groups require; requests run as other tasks. It speaks either
-revision: it probes `server/discover` (2026-07-28: no `initialize`, no session, each request on
-its own) and falls back to the `initialize` handshake where a server answers that it does not
-know the method. A tool-list change arrives as `notifications/tools/list_changed` (the older
-revision, or on a 2026-07-28 request's own stream) or, on a 2026-07-28 server, as an event of
-the `subscriptions/listen` stream held open for the connection's life; either marks the list
-stale, and the list is fetched again. The SDK's own response cache is off: after a change, the
-next `tools/list` must reach the server.
+Runs on the connection's own event loop (see `mcp_client.py`); the Client is entered and left in
+one task, as its task groups require; requests run as other tasks. A 2026-07-28 server's list
+changes also come on a `subscriptions/listen` stream held open for the connection's life. The
+SDK's response cache is off: after a change, `tools/list` must reach the server.
 """
 
 from __future__ import annotations
@@ -85,10 +80,8 @@ class McpLink:
         return stdio_client(StdioServerParameters(command=command, args=args), errlog=_errlog())
 
     async def _listen(self, client: Client) -> None:
-        """Hold a `subscriptions/listen` stream open for tool-list changes. A stream that
-        drops loses the events it would have carried (there is no replay): the list is marked
-        stale and the stream opened again. A server that refuses the stream is left to tell
-        its changes on its requests' own streams."""
+        """Hold a `subscriptions/listen` stream open; one that drops (no replay) marks the list
+        stale and listens again, one refused leaves changes to the requests' own streams."""
         while True:
             try:
                 async with client.listen(tools_list_changed=True) as events:
