@@ -52,11 +52,13 @@ class McpLink:
             )
             async with client:
                 self._client, self.protocol_version = client, client.protocol_version
+                listener, listening = None, asyncio.Event()
+                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    # ready once the server holds the stream: no change after this is missed
+                    listener = asyncio.create_task(self._listen(client, listening))
+                    await listening.wait()
                 info = client.server_info
                 ready.set_result(info.name if info else None)
-                listener = None
-                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    listener = asyncio.create_task(self._listen(client))
                 await self._stop.wait()
                 if listener is not None:
                     listener.cancel()
@@ -79,20 +81,25 @@ class McpLink:
         command, *args = self.target
         return stdio_client(StdioServerParameters(command=command, args=args), errlog=_errlog())
 
-    async def _listen(self, client: Client) -> None:
-        """Hold a `subscriptions/listen` stream open; one that drops (no replay) marks the list
-        stale and listens again, one refused leaves changes to the requests' own streams."""
-        while True:
-            try:
-                async with client.listen(tools_list_changed=True) as events:
-                    async for event in events:
-                        if isinstance(event, ToolsListChanged):
-                            self.on_tools_changed()
-                return  # the server closed the stream gracefully
-            except SubscriptionLost:
-                self.on_tools_changed()
-            except (MCPError, TimeoutError):
-                return
+    async def _listen(self, client: Client, listening: asyncio.Event) -> None:
+        """Hold a `subscriptions/listen` stream open (`listening` set once the server holds it,
+        or gave it up); one that drops (no replay) marks the list stale and listens again, one
+        refused leaves changes to the requests' own streams."""
+        try:
+            while True:
+                try:
+                    async with client.listen(tools_list_changed=True) as events:
+                        listening.set()
+                        async for event in events:
+                            if isinstance(event, ToolsListChanged):
+                                self.on_tools_changed()
+                    return  # the server closed the stream gracefully
+                except SubscriptionLost:
+                    self.on_tools_changed()
+                except (MCPError, TimeoutError):
+                    return
+        finally:
+            listening.set()
 
     async def _handle(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
