@@ -2,18 +2,22 @@
 
 `--lab` opens JupyterLab on the tour notebook (what `make demo` runs); without it the demo
 prints to the terminal, provider by provider. `python -m dtl_notebook proxy` runs the
-cache-inspector proxy instead (`proxy --help`); `audit FILE...`, `lint REQUEST.json` and
+cache-inspector proxy instead (`proxy --help`), `emulator` the offline provider emulator that
+real agents can be pointed at (`emulator --help`); `audit FILE...`, `lint REQUEST.json` and
 `codes` report cache findings (exit status 1 on a `--fail-on` code, for CI).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 
 TOUR = Path("notebooks") / "01_tour.ipynb"
+_SERVERS = {"proxy": "dtl_notebook.proxy.cli", "emulator": "dtl_notebook.live.emulator.cli"}
+_SERVER_HELP = {"proxy": "the cache-inspector proxy", "emulator": "the offline provider emulator"}
 
 
 def lab(port: int) -> None:
@@ -38,21 +42,22 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m dtl_notebook", description=__doc__)
     parser.add_argument("--lab", action="store_true", help="open the tour in JupyterLab")
     parser.add_argument("--port", type=int, default=8888, help="JupyterLab's port (--lab)")
-    commands = parser.add_subparsers(dest="command", metavar="{proxy,audit,lint,codes}")
+    names = "{proxy,emulator,audit,lint,codes}"
+    commands = parser.add_subparsers(dest="command", metavar=names)
     from dtl_notebook.cache import cli as findings_cli
 
-    proxy = commands.add_parser("proxy", help="the cache-inspector proxy")
-    # the proxy's modules (its server, the HTTP stack) are imported only to run it: the
-    # findings commands start in a fraction of a second
-    if _command(sys.argv[1:] if argv is None else argv) == "proxy":
-        from dtl_notebook.proxy import cli
-
-        proxy.description = cli.__doc__
-        cli.add_arguments(proxy)
+    servers = {name: commands.add_parser(name, help=text) for name, text in _SERVER_HELP.items()}
+    # the servers' modules (the HTTP stack, the SDK types) are imported only to run one:
+    # the findings commands start in a fraction of a second
+    named = _command(sys.argv[1:] if argv is None else argv)
+    server = importlib.import_module(_SERVERS[named]) if named in _SERVERS else None
+    if server is not None and named is not None:
+        servers[named].description = server.__doc__
+        server.add_arguments(servers[named])
     findings_cli.add_arguments(commands)
     args = parser.parse_args(argv)
-    if args.command == "proxy":
-        cli.run(args)
+    if server is not None and args.command == named:
+        server.run(args)
         return
     if args.command in ("audit", "lint", "codes"):
         sys.exit(findings_cli.run(args))

@@ -1,8 +1,9 @@
 """`%dtl proxy start|stop|status`: the cache-inspector proxy on a thread inside the kernel.
 
 `start` serves the same `Proxy` as `python -m dtl_notebook proxy` and shows its live view;
-point any agent at it (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL=<url>/v1`), in this kernel or
-outside it. One proxy per kernel; `stop` ends it and finishes storing what was forwarded.
+point any agent at it (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL=<url>/v1`, a Codex model
+provider), in this kernel or outside it. One proxy per kernel; `stop` ends it and finishes
+storing what was forwarded.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from dtl_notebook.live.agent_settings import PROVIDER_ID, codex_provider
 from dtl_notebook.notebook.args import Parser, choice_of
 from dtl_notebook.notebook.proxy_view import ProxyView
 from dtl_notebook.proxy import Proxy, ProxyConfigError
@@ -87,6 +89,8 @@ class ProxyControl:
         upstreams = ", ".join(f"{k} → {v}" for k, v in proxy.config.upstreams.items())
         print(f"proxy on {proxy.url} ({upstreams}); store: {proxy.config.store}")
         print(f"  ANTHROPIC_BASE_URL={proxy.url}   OPENAI_BASE_URL={proxy.url}/v1")
+        codex = codex_provider(f"{proxy.url}/v1")
+        print(f"  Codex: codex -c model_provider={PROVIDER_ID} -c '{codex}'")
         if args.diagnostics:
             print("  --diagnostics: each request gets the provider's cache-diagnostics field")
         return view

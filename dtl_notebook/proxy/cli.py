@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from dtl_notebook.live.agent_settings import settings_lines
 from dtl_notebook.proxy.config import (
     DEFAULT_ANTHROPIC,
     DEFAULT_OPENAI,
@@ -64,11 +65,8 @@ def run(args: argparse.Namespace) -> None:
     except (ProxyConfigError, OSError) as exc:
         sys.exit(f"proxy: {exc}")
     print(f"dtl_notebook proxy on {proxy.url} -> {proxy.config.upstreams}", flush=True)
-    print(
-        f"  ANTHROPIC_BASE_URL={proxy.url}   OPENAI_BASE_URL={proxy.url}/v1   "
-        f"store: {args.store}   Ctrl-C stops it",
-        flush=True,
-    )
+    print(f"  store: {args.store}   Ctrl-C stops it", flush=True)
+    print("\n".join(["Agents pointed here:", *settings_lines(proxy.url)]), flush=True)
     if args.diagnostics:
         print(
             "  --diagnostics: each request gets the provider's cache-diagnostics field "

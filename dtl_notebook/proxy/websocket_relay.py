@@ -32,9 +32,9 @@ from dtl_notebook.proxy.headers import RawHeaders, end_to_end
 from dtl_notebook.proxy.record import ExchangeRecord
 from dtl_notebook.proxy.store_queue import StoreQueue
 from dtl_notebook.proxy.worker import FORWARDING
+from dtl_notebook.wire.providers import spec
 
 log = logging.getLogger("dtl_notebook.proxy")
-SOCKET_PROVIDER = "openai-responses"
 OPEN_TIMEOUT_S = 10.0
 # the handshake's own fields: each side of the relay negotiates its connection itself
 _HANDSHAKE = frozenset(
@@ -53,6 +53,7 @@ _HANDSHAKE = frozenset(
 _LAST_EVENTS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
 ErrorBody = Callable[[str, int, str], bytes]  # family, status, message -> the error body
 CLOSED_EARLY = "the WebSocket closed before the response ended"
+OVERTAKEN = "the client sent its next response.create before this response ended"
 
 
 def websocket_routes(
@@ -61,7 +62,7 @@ def websocket_routes(
     """The WebSocket routes: each Responses path the proxy forwards, relayed to its upstream;
     `numbers` numbers exchanges with the HTTP ones, `error_body` writes the HTTP path's
     errors (the proxy's 502 for an unreachable upstream)."""
-    paths = [path for path, (_, provider) in ROUTES.items() if provider == SOCKET_PROVIDER]
+    paths = [path for path, (_, provider) in ROUTES.items() if spec(provider).serves_socket]
 
     async def relay(websocket: WebSocket) -> None:
         await _Socket(config, recorder, numbers, websocket).run(error_body)
@@ -170,7 +171,7 @@ class _Socket:
             return text
         if not (isinstance(body, dict) and body.get("type") == "response.create"):
             return text
-        self._settle(CLOSED_EARLY.replace("closed", "sent a new request"))
+        self._settle(OVERTAKEN)
         record = ExchangeRecord(
             next(self.numbers),
             "WEBSOCKET",

@@ -4,11 +4,11 @@ The OpenAI SDK types make a Responses function tool's `strict` and `parameters` 
 fields (`Required[Optional[...]]`), but the API takes a function tool without them and applies
 its defaults (https://platform.openai.com/docs/api-reference/responses/create, `tools`);
 Codex sends its whole catalog so, in a leading `additional_tools` item. Requests this package
-builds are validated strictly (`validate_payload`); Codex's WebSocket `response.create`
-events add `type`, `generate` and `client_metadata`, and Codex sends back the items the API
-returned (`api_items`). Traffic captured from other agents, and
-the emulator standing in for the API, are checked here: such fields count as their defaults
-and each kind of omission is named in a note, never a refusal.
+builds are validated strictly (`validate_payload`); a Responses WebSocket `response.create`
+message is checked against the SDK's client event type (`type`, `generate`), Codex adds
+`client_metadata` there, and sends back the items the API returned (`api_items`). Traffic
+captured from other agents, and the emulator standing in for the API, are checked here: such
+fields count as their defaults and each kind of omission is named in a note, never a refusal.
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from dtl_notebook.wire.validate import validate_payload
 
 # Responses function-tool fields the SDK types require and the API defaults
 _TOOL_DEFAULTS = {"strict": None, "parameters": None}
-# the fields a Responses WebSocket `response.create` event adds to the HTTP body
-# (Codex's codex-api `ResponseCreateWsRequest`), each with what it means
+# the fields Codex's WebSocket `response.create` messages (codex-api `ResponseCreateWsRequest`)
+# carry beyond the HTTP body, each with what it means; `generate` is typed in the SDK's client
+# event, so noted only in a body without its `type` (a capture that dropped it)
 _SOCKET_FIELDS = {
-    "type": "the WebSocket event's name",
     "generate": "false: a prefetch that warms the cache and generates nothing",
     "client_metadata": "the client's trace context, read by the server",
 }
+_SOCKET_TYPED = frozenset({"generate"})
 
 
 def with_api_defaults(payload: dict[str, Any], provider: str) -> tuple[dict[str, Any], list[str]]:
@@ -40,8 +41,9 @@ def with_api_defaults(payload: dict[str, Any], provider: str) -> tuple[dict[str,
     body = dict(payload)
     notes = []
     returned: dict[str, list[str]] = {}
+    socket = body.get("type") == "response.create"
     for field, meaning in _SOCKET_FIELDS.items():
-        if field in body:  # Responses over WebSocket
+        if field in body and not (socket and field in _SOCKET_TYPED):
             value = json.dumps(body.pop(field))
             notes.append(
                 f"{field}: {value}: a WebSocket response.create field ({meaning}), "

@@ -69,6 +69,13 @@ class ProviderSpec:
         return self.endpoint.removeprefix("/v1")
 
     @property
+    def serves_socket(self) -> bool:
+        """Whether its endpoint has a WebSocket transport too: OpenAI Responses (`GET` upgraded,
+        a `response.create` message per request answered by the stream's events, as Codex
+        uses it; https://developers.openai.com/api/reference/resources/responses/websocket-events)."""
+        return self.stream_format == "response-events"
+
+    @property
     def takes_betas(self) -> bool:
         """Whether its bodies may use beta request types (named in an `anthropic-beta`
         header, checked against the beta root)."""

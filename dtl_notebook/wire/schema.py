@@ -53,6 +53,11 @@ ROOTS: dict[str, tuple[str, str]] = {
         "openai.types.responses.response_create_params",
         "ResponseCreateParamsStreaming",
     ),
+    # a Responses WebSocket `response.create` message (its `type`, `generate` typed too)
+    "responses-socket": (
+        "openai.types.responses.responses_client_event_param",
+        "ResponseCreate",
+    ),
     "chat": (_CHAT, "CompletionCreateParamsNonStreaming"),
     "chat-stream": (_CHAT, "CompletionCreateParamsStreaming"),
     "chat-tool": ("openai.types.chat", "ChatCompletionFunctionToolParam"),

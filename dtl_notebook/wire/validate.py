@@ -78,6 +78,8 @@ def root_key(payload: dict[str, Any], provider: str) -> str:
     """The SDK request type a body is checked against (streaming, beta or plain)."""
     row = spec(provider)
     root = row.request_roots[0]
+    if payload.get("type") == "response.create" and f"{root}-socket" in row.request_roots:
+        return f"{root}-socket"  # a WebSocket message, typed by the SDK's client event
     if row.takes_betas and body_features(payload)[0]:
         root += "-beta"
     return root + "-stream" if payload.get("stream") is True else root

@@ -6,6 +6,7 @@ no key is stored."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import WebSocketRoute
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -25,6 +26,7 @@ from dtl_notebook.cache.store_reader import load_store
 from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.live.http_server import ThreadedServer
 from dtl_notebook.proxy import Proxy
+from dtl_notebook.proxy.websocket_relay import CLOSED_EARLY
 
 KEY = "sk-proj-websocketkey0123456789"
 LAST = {"response.completed", "response.failed", "response.incomplete", "error"}
@@ -110,6 +112,8 @@ def test_each_response_create_is_one_exchange_grouped_like_http(
     ids = [e.response["id"] for e in exchanges if e.response is not None]
     assert ids[:3] == [a[-1]["response"]["id"] for a in answers]
     assert exchanges[1].request["input"][-1]["content"][0]["text"] == "more"
+    # read as the API takes Codex's bodies: notes, never "invalid" (the view shows these)
+    assert not [n for e in exchanges for n in e.notes if "invalid" in n]
     assert all(KEY.encode() not in p.read_bytes() for p in tmp_path.iterdir())
 
 
@@ -157,3 +161,36 @@ def test_an_unreachable_upstream_is_a_502_refusal(tmp_path: Path) -> None:
         asyncio.run(converse(socket_url(proxy), [create("session-e", ["hi"])]))
     assert refused.value.response.status_code == 502
     assert "unreachable" in json.loads(refused.value.response.body)["error"]["message"]
+
+
+async def _half_answer(websocket: WebSocket) -> None:
+    """Accepts with the headers Codex reads, starts one response and never ends it."""
+    await websocket.accept(headers=[(b"x-reasoning-included", b"true"), (b"openai-model", b"m")])
+    await websocket.receive_text()
+    created = {"type": "response.created", "response": {"id": "resp_half", "status": "queued"}}
+    await websocket.send_text(json.dumps(created))
+    await websocket.send_bytes(b"\x00binary")
+    with contextlib.suppress(WebSocketDisconnect):
+        await websocket.receive_text()  # until the client leaves
+
+
+def test_handshake_headers_and_a_response_cut_by_the_client(tmp_path: Path) -> None:
+    store = tmp_path / "ws.sqlite"
+    upstream = ThreadedServer(Starlette(routes=[WebSocketRoute("/v1/responses", _half_answer)]))
+
+    async def leave_early(url: str) -> tuple[str, dict[str, Any], bytes]:
+        async with connect(url) as socket:
+            await socket.send(json.dumps(create("session-f", ["hi"])))
+            first, second = await socket.recv(), await socket.recv()
+            assert isinstance(first, str) and isinstance(second, bytes)
+            return socket.response.headers["x-reasoning-included"], json.loads(first), second
+
+    with upstream, Proxy(store=store, port=0, upstream_openai=upstream.url) as proxy:
+        header, event, data = asyncio.run(leave_early(socket_url(proxy)))
+        assert proxy.recorder is not None and proxy.recorder.wait(1)
+    assert header == "true" and event["response"]["id"] == "resp_half" and data == b"\x00binary"
+    ((status, failure, body),) = sqlite3.connect(store).execute(
+        "SELECT status, failure, response_body FROM exchanges"
+    )
+    assert status == 200 and failure == CLOSED_EARLY
+    assert body.startswith("event: response.created\ndata: ")

@@ -32,6 +32,7 @@ def codex_history() -> dict[str, Any]:
         "input": [
             {
                 "type": "message",
+                "id": "msg_0199a1b2-developer",  # Codex 0.17x: an id on every message
                 "role": "developer",
                 "content": [{"type": "input_text", "text": "p"}],
             },
@@ -92,11 +93,11 @@ def test_the_sdk_types_refuse_a_codex_history_the_api_takes() -> None:
     notes = validate_lenient(body, "openai-responses")
     assert body == before  # checked as the API takes it, never changed
     assert notes == [
+        "`id` on an input message (the API takes the ids it returned) (input.0, input.6): not "
+        "in the SDK types, the API takes it",
         "`content: null` on a reasoning item (input.2): not in the SDK types, the API takes it",
         "an assistant message's `output_text` parts sent back without `annotations` or "
         "`status` (input.5): not in the SDK types, the API takes it",
-        "`id` on an input message (the API takes the ids it returned) (input.6): not in the "
-        "SDK types, the API takes it",
     ]
 
 
@@ -110,7 +111,12 @@ def test_the_websocket_fields_are_named_not_refused() -> None:
     body = {**codex_history(), "type": "response.create", "generate": False}
     body["client_metadata"] = {"traceparent": "00-abc-def-01"}
     notes = validate_lenient(body, "openai-responses")
-    assert [n.split(":")[0] for n in notes[:3]] == ["type", "generate", "client_metadata"]
+    assert notes[0].startswith("client_metadata: ")  # `type` and `generate`: the SDK's event
+    del body["type"]  # a capture that kept the body only: `generate` is named
+    assert [n.split(":")[0] for n in validate_lenient(body, "openai-responses")[:2]] == [
+        "generate",
+        "client_metadata",
+    ]
     assert _answer(Emulator("openai-responses"), body).status_code == 200
 
 
@@ -129,15 +135,16 @@ def test_what_the_api_refuses_stays_refused() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(["msg_a", "msg_b", None]), min_size=1, max_size=5))
-def test_ids_on_messages_never_decide_validity(ids: list[str | None]) -> None:
+def test_every_message_id_is_named_in_one_note(ids: list[str | None]) -> None:
     body = codex_history()
-    users = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}]
-    body["input"] += [{**users[0], **({"id": i} if i else {})} for i in ids]
+    start = len(body["input"])
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}
+    body["input"] += [{**user, **({"id": i} if i else {})} for i in ids]
     notes = validate_lenient(body, "openai-responses")
-    carrying = [i for i in ids if i is not None]
-    assert any("`id` on an input message" in n for n in notes)  # input.6 carries one already
-    if carrying:
-        assert str(len(body["input"]) - len(ids) + ids.index(carrying[0])) in notes[-1]
+    (named,) = [n for n in notes if n.startswith("`id` on an input message")]
+    carrying = ["input.0", "input.6", *(f"input.{start + k}" for k, i in enumerate(ids) if i)]
+    assert f"({', '.join(carrying[:3])}" in named
+    assert (f"and {len(carrying) - 3} more" in named) == (len(carrying) > 3)
 
 
 @pytest.mark.parametrize("name", TRACES)
@@ -149,7 +156,31 @@ def test_real_codex_bodies_validate_and_are_answered(real_recordings: Path, name
     emulator = Emulator("openai-responses")
     for body in bodies:
         notes = validate_lenient(body, "openai-responses")
-        assert notes[0].startswith('type: "response.create"')
+        assert not [n for n in notes if n.startswith(("type", "generate"))]  # the SDK's event
+        if "previous_response_id" in body:  # the recorded chain, onto the emulator's ids
+            body = {**body, "previous_response_id": emulator.answered[-1]}
         reply = _answer(emulator, body)
         assert reply.status_code == 200, reply.text
         assert reply.json()["model"] == body["model"]
+
+
+def test_a_continuation_is_read_after_the_conversation_it_continues() -> None:
+    emulator = Emulator("openai-responses")
+    first = {**codex_history(), "instructions": "You are Codex, a coding agent. " * 300}
+    answered = _answer(emulator, first).json()
+    text = [{"type": "input_text", "text": "and now?"}]
+    new = [{"type": "message", "role": "user", "content": text}]
+    follow = {**first, "previous_response_id": answered["id"], "input": new}
+    expanded = emulator.history.expand(follow)
+    assert expanded["input"] == [*first["input"], *answered["output"], *new]
+    assert "previous_response_id" not in expanded
+    reply = _answer(emulator, follow).json()
+    alone = {k: v for k, v in follow.items() if k != "previous_response_id"}
+    standalone = _answer(Emulator("openai-responses"), alone).json()
+    assert reply["usage"]["input_tokens"] > standalone["usage"]["input_tokens"]
+    # the first request's prefix is read from the cache (OpenAI caches from 1,024 tokens)
+    assert reply["usage"]["input_tokens_details"]["cached_tokens"] >= 1024
+    unknown = _answer(emulator, {**follow, "previous_response_id": "resp_gone"})
+    assert unknown.status_code == 400
+    assert unknown.json()["error"]["param"] == "previous_response_id"
+    assert "resp_gone" in unknown.json()["error"]["message"]

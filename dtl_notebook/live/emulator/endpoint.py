@@ -26,6 +26,7 @@ from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.context.model import model_context
 from dtl_notebook.context.tokens import TokenCounter
+from dtl_notebook.live.emulator.history import ResponseHistory
 from dtl_notebook.live.emulator.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.emulator.replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.emulator.request_view import View, build_view
@@ -61,6 +62,7 @@ class Emulator:
         self.answered: list[str] = []  # response ids, in order, for diagnostics comparisons
         self._ids = 0
         self._search_index: tuple[tuple[str, str], Any] | None = None
+        self.history = ResponseHistory(provider)  # what `previous_response_id` continues
         self.transport = httpx2.MockTransport(self.handle)
 
     def next_id(self, prefix: str) -> str:
@@ -77,6 +79,7 @@ class Emulator:
             return self._error(400, f"request body is not JSON: {exc.msg}", None)
         try:  # as the API takes it, which is laxer than the SDK types in places
             validate_lenient(payload, self.provider)
+            self.history.expand(payload)  # a continuation of an unknown response is refused
         except WireValidationError as exc:  # the field and the value named, as the API does
             return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)
@@ -93,11 +96,13 @@ class Emulator:
 
     def respond(self, payload: JSON) -> JSON:
         """The response body for a valid request."""
+        payload = self.history.expand(payload)  # only a Responses body names a previous one
         ctx = model_context(payload, provider=self.provider)
         entry = self.cache.add(payload, at=self.clock() if self.clock is not None else None)
         view = build_view(payload, self.provider, ctx)
         body = REPLIES[self.provider](self, payload, view, entry)
         self.answered.append(str(body["id"]))
+        self.history.keep(payload, body)
         return body
 
     def _anthropic_answer(self, payload: JSON, view: View, entry: CacheEntry) -> JSON:

@@ -26,6 +26,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from dtl_notebook.live.emulator import PATHS, Emulator
 from dtl_notebook.live.emulator.stream import sse_events, stream_events
 from dtl_notebook.live.http_server import ThreadedServer
+from dtl_notebook.wire.providers import spec
 
 
 class EmulatorServer(ThreadedServer):
@@ -39,7 +40,7 @@ class EmulatorServer(ThreadedServer):
         routes: list[Route | WebSocketRoute] = [
             Route(path, self._handle, methods=["POST"]) for path in PATHS
         ]
-        sockets = [p for p, provider in PATHS.items() if provider == "openai-responses"]
+        sockets = [p for p, provider in PATHS.items() if spec(provider).serves_socket]
         routes += [WebSocketRoute(path, self._websocket) for path in sockets]
         super().__init__(Starlette(routes=routes), host, port)
 
