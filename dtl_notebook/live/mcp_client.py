@@ -2,22 +2,24 @@
 
 The core does no I/O: `Session.connect_mcp` reaches this module through the tool-source
 connector the package registers (`agent/tool_sources.py`). `session.connect_mcp(command_or_url)`
-starts a stdio server (a command as a list, or a string
-split like a shell would) or connects to a streamable HTTP URL. The SDK is async: each
-connection owns an event loop in a background thread and offers blocking calls with timeouts.
+starts a stdio server (a command as a list, or a string split like a shell would) or connects to
+a streamable HTTP URL. The SDK is async: each connection owns an event loop in a background
+thread and offers blocking calls with timeouts.
 
 The server's tools enter the registry deferred (found by `tool_search`, namespace = the
 server's name unless given). A call goes to the server: its text content joined, or its
 structured content as JSON; `isError`, a dead server, a timeout or a garbled answer become an
 `is_error` result naming the server, and the session stays usable.
 
-`notifications/tools/list_changed` only marks the list stale: the new list is fetched and
-applied at the next turn boundary (the next `user()`, or the end of a tool run), never in the
-middle of one. `refresh()` fetches now, and applies now unless a tool run is in progress. A tool
-the model can see that the server withdraws or changes is recorded as a `SystemUpdate`; a new
-tool enters the registry (searchable, not offered) and is recorded as registered there
-(`SystemUpdate.tools_registered`), so a native search declares it from that point on and the
-tools declared before stay as they were.
+Either MCP revision: the SDK probes `server/discover` (2026-07-28: no `initialize`, no session),
+else takes the handshake (`protocol="legacy"`: only that); both feed the registry alike. A list
+change (`notifications/tools/list_changed`, or a listen event) only marks the list stale: the
+new list is fetched and applied at the next turn boundary (the next `user()`, or the end of a
+tool run), never in the middle of one. `refresh()` fetches now, and applies now unless a tool
+run is in progress. A tool the model can see that the server withdraws or changes is recorded
+as a `SystemUpdate`; a new tool enters the registry (searchable, not offered) and is recorded
+as registered there (`SystemUpdate.tools_registered`), so a native search declares it from that
+point on and the tools declared before stay as they were.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import DtlError, InvalidArgumentError, ToolDefinitionError
@@ -43,6 +46,8 @@ T = TypeVar("T")
 # the longest a shutdown waits for the SDK to stop a server (it waits 2 s after closing stdin,
 # then kills the process tree) and for the event loop's thread to end
 SHUTDOWN_GUARD = 30.0
+# "auto": probe `server/discover` (2026-07-28), else the handshake; "legacy": the handshake only
+PROTOCOLS = ("auto", "legacy", *MODERN_PROTOCOL_VERSIONS)
 
 
 class McpError(DtlError, RuntimeError):
@@ -58,6 +63,7 @@ class McpConnection:
         command_or_url: str | list[str],
         namespace: str | None = None,
         timeout: float = 30.0,
+        protocol: str = "auto",
     ) -> None:
         if namespace is not None and (
             not isinstance(namespace, str) or not TOOL_NAME.match(namespace)
@@ -68,6 +74,10 @@ class McpConnection:
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
             raise InvalidArgumentError(
                 f"timeout: {checks.shown(timeout)} must be a positive number"
+            )
+        if protocol not in PROTOCOLS:
+            raise InvalidArgumentError(
+                f"protocol: {checks.shown(protocol)} must be one of {', '.join(PROTOCOLS)}"
             )
         self.session, self.timeout = session, float(timeout)
         self.target = _target(command_or_url)
@@ -81,7 +91,7 @@ class McpConnection:
             target=self._loop.run_forever, name=f"mcp {self.target}", daemon=True
         )
         self._thread.start()
-        self._link = McpLink(self.target, self._stale.set)
+        self._link = McpLink(self.target, self._stale.set, protocol)
         try:  # a server hung in initialize or tools/list is stopped, with this loop's thread
             info = self._wait(self._link.open(), "connect")
             self.server_name = info or "mcp"
@@ -96,7 +106,16 @@ class McpConnection:
         state = "closed" if self.closed else ("dead" if self._link.dead else "open")
         return f"McpConnection({self.server_name!r}, tools={len(self.tools)}, {state})"
 
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP revision this connection speaks (e.g. "2026-07-28", "2025-11-25")."""
+        return self._link.protocol_version
+
     # -- the tool list ---------------------------------------------------------------------
+    def wait_changed(self, timeout: float) -> bool:
+        """Whether the server told a tool-list change not yet fetched, waiting up to `timeout`."""
+        return self._stale.wait(timeout)
+
     def refresh(self) -> None:
         """Fetch the server's tool list now; apply it unless a tool run is in progress (then
         at the end of the run)."""

@@ -1,7 +1,9 @@
-"""The async half of an MCP connection: one task holding the SDK's transport and session.
+"""The async half of an MCP connection: one task holding the SDK's `Client`.
 
-Runs on the connection's own event loop (see `mcp_client.py`). The transport and `ClientSession` are
-entered and left in one task, as the SDK's task groups require; requests run as other tasks.
+Runs on the connection's own event loop (see `mcp_client.py`); the Client is entered and left in
+one task, as its task groups require; requests run as other tasks. A 2026-07-28 server's list
+changes also come on a `subscriptions/listen` stream held open for the connection's life. The
+SDK's response cache is off: after a change, `tools/list` must reach the server.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import SubscriptionLost, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 CLOSE_GRACE = 10.0  # how long a ready session may take to leave before it is cancelled
 
@@ -22,11 +26,14 @@ CLOSE_GRACE = 10.0  # how long a ready session may take to leave before it is ca
 class McpLink:
     """A started (or failed) connection to one MCP server."""
 
-    def __init__(self, target: str | list[str], on_tools_changed: Callable[[], None]) -> None:
-        self.target = target
+    def __init__(
+        self, target: str | list[str], on_tools_changed: Callable[[], None], mode: str = "auto"
+    ) -> None:
+        self.target, self.mode = target, mode  # mode: the SDK's ("auto", "legacy", a version)
         self.on_tools_changed = on_tools_changed
         self.dead: str | None = None  # why the connection is gone, once it is
-        self._client: ClientSession | None = None
+        self.protocol_version: str | None = None
+        self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -40,13 +47,22 @@ class McpLink:
     async def _run(self, ready: asyncio.Future[str | None]) -> None:
         assert self._stop is not None
         try:
-            async with self._transport() as streams:
-                read, write = streams[0], streams[1]
-                async with ClientSession(read, write, message_handler=self._handle) as client:
-                    result = await client.initialize()
-                    self._client = client
-                    ready.set_result(result.server_info.name if result.server_info else None)
-                    await self._stop.wait()
+            client = Client(
+                self._server(), mode=self.mode, message_handler=self._handle, cache=None
+            )
+            async with client:
+                self._client, self.protocol_version = client, client.protocol_version
+                listener, listening = None, asyncio.Event()
+                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    # ready once the server holds the stream: no change after this is missed
+                    listener = asyncio.create_task(self._listen(client, listening))
+                    await listening.wait()
+                info = client.server_info
+                ready.set_result(info.name if info else None)
+                await self._stop.wait()
+                if listener is not None:
+                    listener.cancel()
+                    await asyncio.wait([listener])
         except BaseException as exc:  # the task must record why it ended, whatever it was
             self.dead = self.dead or _reason(exc)
             if not ready.done():
@@ -58,11 +74,32 @@ class McpLink:
             if not self._stop.is_set():
                 self.dead = self.dead or "the connection ended"
 
-    def _transport(self) -> Any:
+    def _server(self) -> Any:
+        """What the SDK's Client connects to: the URL, or the stdio transport of the command."""
         if isinstance(self.target, str):
-            return streamable_http_client(self.target)
+            return self.target
         command, *args = self.target
         return stdio_client(StdioServerParameters(command=command, args=args), errlog=_errlog())
+
+    async def _listen(self, client: Client, listening: asyncio.Event) -> None:
+        """Hold a `subscriptions/listen` stream open (`listening` set once the server holds it,
+        or gave it up); one that drops (no replay) marks the list stale and listens again, one
+        refused leaves changes to the requests' own streams."""
+        try:
+            while True:
+                try:
+                    async with client.listen(tools_list_changed=True) as events:
+                        listening.set()
+                        async for event in events:
+                            if isinstance(event, ToolsListChanged):
+                                self.on_tools_changed()
+                    return  # the server closed the stream gracefully
+                except SubscriptionLost:
+                    self.on_tools_changed()
+                except (MCPError, TimeoutError):
+                    return
+        finally:
+            listening.set()
 
     async def _handle(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -70,7 +107,7 @@ class McpLink:
         elif isinstance(message, Exception) and self.dead is None:
             self.dead = f"the server sent something that is not MCP: {_reason(message)}"
 
-    def _session(self) -> ClientSession:
+    def _session(self) -> Client:
         if self._client is None:
             raise RuntimeError(self.dead or "not connected")
         return self._client
@@ -80,8 +117,7 @@ class McpLink:
         tools: list[types.Tool] = []
         cursor: str | None = None
         while True:
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await self._session().list_tools(params=params)
+            page = await self._session().list_tools(cursor=cursor)
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:

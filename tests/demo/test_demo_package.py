@@ -156,8 +156,9 @@ def test_the_demo_never_imports_the_notebook_layer() -> None:
 
 def test_live_stays_small() -> None:
     """The demo left live/; the emulator is a package of its own (live/emulator/), the MCP
-    client moved in from the core (which does no I/O): each is held to a budget of its own.
-    The emulator's grew by its WebSocket transport, its kept responses (`previous_response_id`),
+    client moved in from the core (which does no I/O), speaking both MCP revisions (the
+    2026-07-28 one with its listen stream): each is held to a budget of its own. The
+    emulator's grew by its WebSocket transport, its kept responses (`previous_response_id`),
     its command and Anthropic message threads."""
     sizes = {
         str(p.relative_to(PACKAGE / "live")): len(p.read_text("utf-8").splitlines())
@@ -167,7 +168,7 @@ def test_live_stays_small() -> None:
     emulator = sum(n for name, n in sizes.items() if name.startswith("emulator/"))
     mcp_client = sizes.pop("mcp_client.py") + sizes.pop("mcp_link.py")
     loop = sum(n for name, n in sizes.items() if "/" not in name)
-    assert loop < 2000 and emulator < 1450 and mcp_client < 400, (sizes, emulator, mcp_client)
+    assert loop < 2000 and emulator < 1500 and mcp_client < 450, (sizes, emulator, mcp_client)
 
 
 CATALOG = {

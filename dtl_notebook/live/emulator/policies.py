@@ -77,10 +77,24 @@ def fill_arguments(tool: VisibleTool, text: str) -> dict[str, Any]:
     ids = _ID.findall(text)
     out: dict[str, Any] = {}
     for name, schema in props.items():
+        if _nullable(schema):
+            # how strict tools declare an optional parameter (required, null allowed): a model
+            # that has nothing for it sends null
+            if name in required:
+                out[name] = None
+            continue
         value = _value(name, schema if isinstance(schema, dict) else {}, text, numbers, ids)
         if value is not None and (name in required or _mentioned(name, value, text)):
             out[name] = value
     return out
+
+
+def _nullable(schema: Any) -> bool:
+    """Whether a parameter's schema is a union with null (`anyOf: [{...}, {"type": "null"}]`)."""
+    options = schema.get("anyOf") if isinstance(schema, dict) else None
+    return isinstance(options, list) and any(
+        isinstance(o, dict) and o.get("type") == "null" for o in options
+    )
 
 
 def _mentioned(name: str, value: Any, text: str) -> bool:

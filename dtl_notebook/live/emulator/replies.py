@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from dtl_notebook.agent.bridge import CALL_TOOL
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.emulator.policies import LABEL, Action, Answer, Call, Search
-from dtl_notebook.live.emulator.request_view import Event, View, VisibleTool
+from dtl_notebook.live.emulator.request_view import CLIENT_SEARCH_TOOLS, Event, View, VisibleTool
 
 JSON = dict[str, Any]
 MAX_SERVER_ROUNDS = 3
@@ -255,11 +255,12 @@ def chat_reply(endpoint: Endpoint, payload: JSON, view: View, entry: CacheEntry)
 
 
 def _client_search(action: Action, view: View) -> Answer | Call:
-    """A search the server did not run: a call to the visible tool_search function, if any."""
+    """A search the server did not run: a call to the visible client search tool, if any."""
     if not isinstance(action, Search):
         return action
-    if "tool_search" in view.tools:
-        return Call("tool_search", {"query": action.query})
+    client = next((name for name in CLIENT_SEARCH_TOOLS if name in view.tools), None)
+    if client is not None:
+        return Call(client, {"query": action.query})
     return Answer(f"({LABEL}) I have no way to search for tools here")
 
 
