@@ -28,7 +28,8 @@ def provider_of_body(payload: dict[str, Any]) -> str:
 
 def _shows(payload: dict[str, Any], sign: dict[str, Any]) -> bool:
     """Whether the body meets every condition of one sign."""
-    messages = [m for m in payload.get("messages") or [] if isinstance(m, dict)]
+    listed = payload.get("messages")  # a malformed list is the shape check's to name, later
+    messages = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
     checks: dict[str, Callable[[Any], bool]] = {
         "all_keys": lambda keys: all(k in payload for k in keys),
         "any_key": lambda keys: any(k in payload for k in keys),

@@ -48,6 +48,20 @@ DISPATCH_SITES = (
     "live/warmup.py",
     "live/emulator/stream.py",
     "demo/sessions.py",
+    "wire/native_changes.py",
+    "wire/stream_accumulators.py",
+    "context/harmony.py",
+    "cache/capture.py",
+    "cache/capture_request.py",
+    "cache/carry.py",
+    "cache/diagnostics.py",
+    "cache/lint.py",
+    "cache/reported.py",
+    "cache/retention.py",
+    "cache/settings.py",
+    "live/keep_warmer.py",
+    "live/threads.py",
+    "proxy/diagnostics.py",
 )
 # modules that dispatch on the upstream family (its origin, auth and error shape), whose names
 # are written there as the proxy's settings and records spell them ("anthropic", "openai")
