@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 from importlib.resources import files
 from typing import Any
 
@@ -12,9 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dtl_notebook.cache.capture_request import detect_provider
+from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import retention
+from dtl_notebook.live.keep_warmer import refresh_request
 from dtl_notebook.wire.provider_traits import ProviderTraits, marked_provider, traits
 from dtl_notebook.wire.providers import PROVIDERS, SPECS, UnknownProviderError
+from tests.support import scenario
 
 _ROWS = json.loads(files("dtl_notebook.wire").joinpath("data/provider_traits.json").read_text())
 
@@ -96,3 +99,34 @@ _KEYS = st.sampled_from(["input", "instructions", "max_tokens", "system", "messa
 @given(st.dictionaries(_KEYS, st.sampled_from(["x", "claude-1", 1, [], [_CARRIER], _BLOCK])))
 def test_every_body_is_given_one_known_provider(body: dict[str, Any]) -> None:
     assert detect_provider(body) in PROVIDERS
+
+
+def test_a_reply_is_read_by_its_providers_usage_columns() -> None:
+    split = {"cache_read_input_tokens": 70, "cache_creation_input_tokens": 20, "input_tokens": 10}
+    assert reported_usage({"usage": split}, "anthropic") == Usage(70, 20, 10, 100)
+    chat = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 40}}
+    assert reported_usage({"usage": chat}, "openai-chat") == Usage(40, 0, 60, 100)
+    # another API's usage shape in the reply is read as that API's
+    responses = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 40}}
+    assert reported_usage({"usage": responses}, "openai-chat") == Usage(40, 0, 60, 100)
+
+
+_MODELS = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai-responses": "gpt-5.4",
+    "openai-chat": "gpt-4.1",
+    "kimi": "kimi-k2",
+}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_keep_warm_refresh_asks_for_the_tables_smallest_answer(provider: str) -> None:
+    request = scenario.append_only_requests(provider, _MODELS[provider])[0]
+    field, least = traits(provider).smallest_answer
+    assert refresh_request(request).payload[field] == least
+    older = traits(provider).older_answer_field
+    if older is not None:  # a body that names the field the older way keeps that name
+        payload = {k: v for k, v in request.plain().items() if k != field}
+        renamed = replace(request, payload={**payload, older: 500})
+        refreshed = refresh_request(renamed).payload
+        assert refreshed[older] == least and field not in refreshed
