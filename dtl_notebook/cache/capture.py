@@ -24,6 +24,7 @@ from dtl_notebook.cache.exchange import (
     status_of,
 )
 from dtl_notebook.cache.store_reader import is_store, load_store
+from dtl_notebook.wire.providers import SPECS
 from dtl_notebook.wire.providers import provider_at as provider_from_url
 from dtl_notebook.wire.reply import (
     JSON,
@@ -163,7 +164,8 @@ def _socket(
         for e in sent
         if isinstance(e, dict) and e.get("type") == "response.create"
     ]
-    provider = "openai-responses"
+    # the provider whose streams are response events: the one a Responses socket speaks
+    provider = next(r.name for r in SPECS.values() if r.stream_format == "response-events")
     try:
         replies = response_bodies(received, provider)
     except (ResponseFormatError, ProviderError) as exc:

@@ -13,6 +13,7 @@ from typing import Any
 
 from dtl_notebook.agent.checks import bad_text
 from dtl_notebook.agent.secrets import redact
+from dtl_notebook.wire.body_signs import provider_of_body
 from dtl_notebook.wire.providers import provider_at
 from dtl_notebook.wire.reply import body_preview
 
@@ -21,32 +22,13 @@ MAX_DEPTH = 200  # far beyond any provider body; deeper JSON would exhaust Pytho
 
 def detect_provider(payload: dict[str, Any], url: str | None = None) -> str:
     """The provider a request was written for: from the URL it went to when there is one
-    (Moonshot's host is Kimi), else from the body's shape. The one detection every reader of
-    captures (the audit and the view) uses."""
+    (a host word names a provider on a shared endpoint), else from the body's shape (the
+    table's body signs). The one detection every reader of captures (the audit and the view)
+    uses."""
     found = provider_at(url) if url else None
     if found is not None:
         return found
-    if "input" in payload or "instructions" in payload:
-        return "openai-responses"
-    messages = payload.get("messages") or []
-    if "max_tokens" in payload and ("system" in payload or _has_blocks(messages)):
-        return "anthropic"
-    if any(m.get("role") == "system" and "tools" in m for m in messages if isinstance(m, dict)):
-        return "kimi"
-    if str(payload.get("model", "")).startswith("claude-"):
-        return "anthropic"
-    return "openai-chat"
-
-
-def _has_blocks(messages: list[Any]) -> bool:
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") in {"tool_use", "tool_result", "text", "image"}
-            for b in content
-        ):
-            return True
-    return False
+    return provider_of_body(payload)
 
 
 def request_problem(body: dict[str, Any]) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any
 from dtl_notebook._reuse.frozen import shared_prefix
 from dtl_notebook.cache.retention import retention
 from dtl_notebook.context.model import ModelContext, Segment
+from dtl_notebook.wire.provider_traits import marked_provider
 from dtl_notebook.wire.shape_errors import Path
 
 
@@ -135,4 +136,5 @@ def _under(path: str, source: str) -> bool:
 
 
 def _ttl(control: dict[str, Any]) -> float:
-    return retention("anthropic").ttl_for(control.get("ttl", "5m"), 300.0)
+    # a cache_control mark's ttl names a lifetime of the provider whose requests carry marks
+    return retention(marked_provider().name).ttl_for(control.get("ttl", "5m"), 300.0)

@@ -17,6 +17,7 @@ from typing import Any
 
 from dtl_notebook.cache.causes import BreakCause, Part
 from dtl_notebook.cache.codes import code
+from dtl_notebook.wire.provider_traits import traits
 
 # the provider's reason -> the parts of the request our causes may name for it
 _REASON_PARTS = {
@@ -27,13 +28,6 @@ _REASON_PARTS = {
     "input_changed": {"system", "messages"},  # Responses: instructions and input items
     "context_compacted": {"messages"},
 }
-_ANTHROPIC_REASON = {
-    "model": "model_changed",
-    "system": "system_changed",
-    "tools": "tools_changed",
-    "messages": "messages_changed",
-}
-_RESPONSES_REASON = {**_ANTHROPIC_REASON, "system": "input_changed", "messages": "input_changed"}
 
 
 @dataclass(frozen=True)
@@ -64,10 +58,11 @@ def provider_diagnosis(
     data = response if isinstance(response, dict) else _dump(response)
     if not isinstance(data, dict):
         return None
-    if provider == "anthropic":
-        return _anthropic(data, request)
-    if provider == "openai-responses":
-        return _responses(data.get("prompt_cache_diagnostics"))
+    style = traits(provider).diagnosis  # the table says which diagnosis the provider gives
+    if style == "message-diagnostics":
+        return _message(data, request, provider)
+    if style == "prompt-cache-diagnostics":
+        return _prompt_cache(data.get("prompt_cache_diagnostics"), provider)
     return None
 
 
@@ -76,39 +71,39 @@ def _dump(response: Any) -> Any:
     return dump(mode="json") if callable(dump) else None
 
 
-def _anthropic(data: dict[str, Any], request: dict[str, Any] | None) -> ProviderDiagnosis | None:
+def _message(
+    data: dict[str, Any], request: dict[str, Any] | None, provider: str
+) -> ProviderDiagnosis | None:
     found = data.get("diagnostics")
     if not isinstance(found, dict):
         asked = (request or {}).get("diagnostics")
         if isinstance(asked, dict) and asked.get("previous_message_id"):
-            return ProviderDiagnosis("anthropic", "hit")
+            return ProviderDiagnosis(provider, "hit")
         return None
     reason = found.get("cache_miss_reason")
     if not isinstance(reason, dict):
-        return ProviderDiagnosis("anthropic", "pending")
+        return ProviderDiagnosis(provider, "pending")
     kind = str(reason.get("type"))
     if kind == "previous_message_not_found":
-        return ProviderDiagnosis("anthropic", "not_found", kind)
+        return ProviderDiagnosis(provider, "not_found", kind)
     if kind == "unavailable":
-        return ProviderDiagnosis("anthropic", "unavailable", kind)
-    return ProviderDiagnosis(
-        "anthropic", "miss", kind, _int(reason.get("cache_missed_input_tokens"))
-    )
+        return ProviderDiagnosis(provider, "unavailable", kind)
+    return ProviderDiagnosis(provider, "miss", kind, _int(reason.get("cache_missed_input_tokens")))
 
 
-def _responses(found: Any) -> ProviderDiagnosis | None:
+def _prompt_cache(found: Any, provider: str) -> ProviderDiagnosis | None:
     if not isinstance(found, dict):
         return None
     kind = found.get("type")
     if kind == "cache_hit":
-        return ProviderDiagnosis("openai-responses", "hit")
+        return ProviderDiagnosis(provider, "hit")
     if kind == "cache_miss":
         reason = str(found.get("reason"))
         missed = _int(found.get("cache_missed_tokens"))
-        return ProviderDiagnosis("openai-responses", "miss", reason, missed)
+        return ProviderDiagnosis(provider, "miss", reason, missed)
     if kind == "comparison_response_not_found":
-        return ProviderDiagnosis("openai-responses", "not_found", kind)
-    return ProviderDiagnosis("openai-responses", "unavailable", str(kind))
+        return ProviderDiagnosis(provider, "not_found", kind)
+    return ProviderDiagnosis(provider, "unavailable", str(kind))
 
 
 def _int(value: Any) -> int | None:
@@ -136,5 +131,5 @@ def provider_reason(provider: str, cause: BreakCause | None) -> str | None:
     part = cause_part(cause)
     if part is None:
         return None
-    table = _ANTHROPIC_REASON if provider == "anthropic" else _RESPONSES_REASON
-    return table[part]
+    table = traits(provider).diagnosis_reasons
+    return table[part] if table else None  # a provider without a diagnosis gives no reason

@@ -24,6 +24,7 @@ from dtl_notebook.cache.findings import Finding, finding
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.problems import as_list
+from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.rules import cache_marks, too_many_breakpoints
 from dtl_notebook.wire.shape_errors import format_path
 from dtl_notebook.wire.tool_rules import deferred_marks
@@ -54,13 +55,13 @@ def lint(
     found += _volatile(ctx)
     found += _tool_order(payload, provider)
     found += _sections(payload)
-    if provider == "anthropic":
-        found += _anthropic(payload, ctx)
+    if traits(provider).marks_breakpoints:  # the breakpoint rules bind where marks are sent
+        found += _breakpoints(payload, ctx, provider)
     held = capabilities(provider, model)  # the fixes this model can take
     return [replace(f, capabilities=held) for f in found]
 
 
-def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
+def _breakpoints(payload: dict[str, Any], ctx: ModelContext, provider: str) -> list[Finding]:
     out: list[Finding] = []
     tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
     marks = cache_marks(payload)  # the validator's scan: nested blocks count too
@@ -76,7 +77,7 @@ def _anthropic(payload: dict[str, Any], ctx: ModelContext) -> list[Finding]:
     if too_many is not None:
         where = format_path(too_many.path)
         out.append(finding("too_many_breakpoints", where, [f"{len(marks)} markers"]))
-    rule = cache_rule("anthropic", ctx.model)
+    rule = cache_rule(provider, ctx.model)
     if all(facts.cum[p] < rule.min_tokens for p, _ in points):
         best = max(facts.cum[p] for p, _ in points)
         out.append(finding("below_minimum", None, [f"{best} < {rule.min_tokens} tokens"]))

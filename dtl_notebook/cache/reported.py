@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import SPECS
 from dtl_notebook.wire.reply import ResponseFormatError
 
 __all__ = ["Usage", "reported_usage"]
@@ -57,19 +59,12 @@ def reported_usage(response: Any, provider: str) -> Usage | None:
             )
         return value
 
-    if provider == "anthropic":  # Anthropic reports both cache figures on every reply
-        cached = count(usage, "cache_read_input_tokens")
-        written = count(usage, "cache_creation_input_tokens")
-        uncached = count(usage, "input_tokens")
+    row = traits(provider)
+    if row.usage_split:  # Anthropic reports all three cache figures apart on every reply
+        cached, written, uncached = (count(usage, key) for key in row.usage_split)
         return Usage(cached, written, uncached, cached + written + uncached)
-    if "input_tokens_details" in usage or provider == "openai-responses":
-        where, key, total_key = "usage.input_tokens_details", "input_tokens_details", "input_tokens"
-    else:
-        where, key, total_key = (
-            "usage.prompt_tokens_details",
-            "prompt_tokens_details",
-            "prompt_tokens",
-        )
+    key, total_key = _details(usage, row.usage_details)
+    where = f"usage.{key}"
     total = count(usage, total_key)
     details = usage.get(key)
     if details is not None and not isinstance(details, dict):
@@ -84,3 +79,17 @@ def reported_usage(response: Any, provider: str) -> Usage | None:
     cached = count(details, "cached_tokens", where)
     written = count(details, "cache_write_tokens", where)
     return Usage(cached, written, total - cached - written, total)
+
+
+def _details(usage: dict[str, Any], own: tuple[str, str] | None) -> tuple[str, str]:
+    """(the usage object holding cached_tokens, the input total's field): the provider's own,
+    unless the reply carries another API's (a Responses-shaped usage read as such)."""
+    if own is not None and own[0] in usage:
+        return own
+    for provider in SPECS:
+        found = traits(provider).usage_details
+        if found is not None and found[0] in usage:
+            return found
+    if own is None:
+        raise ValueError("a provider without usage_split needs usage_details in the table")
+    return own

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["Retention", "request_ttl", "retention"]
+from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import SPECS
 
-_FAMILY = {"openai-responses": "openai", "openai-chat": "openai"}
+__all__ = ["Retention", "request_ttl", "retention"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +57,9 @@ def _table() -> dict[str, Retention]:
 
 def retention(provider: str) -> Retention:
     """The retention of `provider` (both OpenAI APIs share one); KeyError names the known."""
-    family = _FAMILY.get(provider, provider)
+    entry = traits(provider).retention if provider in SPECS else provider  # the table's row
     try:
-        return _table()[family]
+        return _table()[entry]
     except KeyError:
         known = ", ".join(_table())
         raise KeyError(f"no cache retention for {provider!r}; known: {known}") from None

@@ -22,6 +22,7 @@ from typing import Any
 from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.cache.codes import CODES
 from dtl_notebook.context.model import ModelContext, Segment
+from dtl_notebook.wire.provider_traits import traits
 
 Getter = Callable[[dict[str, Any]], Any]
 
@@ -81,11 +82,6 @@ def _settings(provider: str) -> tuple[tuple[BreakCause, str, Getter], ...]:
     )
 
 
-# where the settings sit in the cached prefix: ahead of the messages (Anthropic), ahead of
-# everything (OpenAI)
-FROM_MESSAGES = {"anthropic"}
-
-
 def request_settings(provider: str, payload: dict[str, Any]) -> dict[BreakCause, str]:
     """Each cached-on setting of a request, as canonical JSON (absent = the default)."""
     return {cause: _canonical(get(payload)) for cause, _, get in _settings(provider)}
@@ -129,7 +125,9 @@ _NEUTRAL: dict[Segment, Segment] = {}
 def cache_view(ctx: ModelContext, settings_salt: str) -> ModelContext:
     """The context as the cache keys see it: Anthropic's tool_choice-sized hidden prompts as
     one text; elsewhere the settings mixed into the seed (they sit ahead of everything)."""
-    if ctx.provider in FROM_MESSAGES:
+    # where the settings sit in the cached prefix (the table's settings_cached_after): ahead of
+    # the messages (Anthropic), ahead of everything (OpenAI)
+    if traits(ctx.provider).settings_cached_after == "messages":
         head = ctx.segments[:8]
         if not any(s.kind == "hidden" and s.label in _CHOICE_SIZED for s in head):
             return ctx

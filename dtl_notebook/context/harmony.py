@@ -1,6 +1,6 @@
 """OpenAI-family request payloads rendered with OpenAI's own `openai-harmony` package.
 
-`render_harmony(request)` turns an "openai-responses", "openai-chat" or "kimi" request body into
+`render_harmony(request)` turns a request body of an OpenAI-family API (Responses, Chat) into
 the harmony token stream (`openai_harmony`, encoding `HarmonyGptOss`, rendered for the next
 assistant turn) and decodes it back to text. Harmony is the chat format of OpenAI's open-weight
 gpt-oss models: for gpt-oss served by vLLM or SGLang this is the token stream the model holds
@@ -60,11 +60,14 @@ from openai_harmony import (  # type: ignore[import-untyped]
 
 from dtl_notebook.context.harmony_encoding import harmony_encoding
 from dtl_notebook.context.harmony_messages import ConversationBuilder
+from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import SPECS
 from dtl_notebook.wire.request import WireRequest
 
 __all__ = ["PROVIDERS", "HarmonyRendering", "harmony_encoding", "render_harmony"]
 
-PROVIDERS: Final = ("openai-responses", "openai-chat", "kimi")
+# the providers whose bodies harmony can render (the table's `harmony` column)
+PROVIDERS: Final = tuple(name for name in SPECS if traits(name).harmony)
 
 _START: Final = "<|start|>"
 
@@ -101,8 +104,7 @@ def render_harmony(
     """The harmony rendering of one request, for the next assistant turn.
 
     Pass a `WireRequest` (its provider is used; `provider`, when given, must agree) or a payload
-    dict plus `provider` ("openai-responses", "openai-chat" or "kimi"). Anthropic and unknown
-    providers raise `ValueError`.
+    dict plus `provider` (one of `PROVIDERS`). Other and unknown providers raise `ValueError`.
     """
     if isinstance(request_or_payload, WireRequest):
         payload: Mapping[str, Any] = request_or_payload.payload
@@ -124,7 +126,8 @@ def render_harmony(
             f"{', '.join(PROVIDERS)}"
         )
     renderer = ConversationBuilder(provider, payload)
-    if provider == "openai-responses":
+    row = traits(provider)
+    if row.harmony == "responses":
         renderer.responses()
     else:
         renderer.chat()
@@ -136,8 +139,8 @@ def render_harmony(
     text = str(encoding.decode_utf8(tokens))
     notes = list(dict.fromkeys(renderer.notes))
     model = payload.get("model")
-    if provider == "kimi":
-        notes.append("Kimi models do not use harmony; this rendering is for comparison only")
+    if row.harmony_note:  # a provider whose models do not use harmony
+        notes.append(row.harmony_note)
     elif isinstance(model, str) and "gpt-oss" not in model:
         notes.append(
             f"{model} is a hosted model: harmony is the closest public rendering, not its exact "

@@ -32,6 +32,7 @@ from dtl_notebook.context.openai_functions import per_message
 from dtl_notebook.context.render_chat import render_chat
 from dtl_notebook.context.request_kinds import request_kind
 from dtl_notebook.context.segments import FRAMED_KINDS, KINDS, ModelContext, Segment
+from dtl_notebook.wire import anthropic_tools, chat_reply, kimi, responses_tools
 from dtl_notebook.wire.arguments import check_context_arguments
 from dtl_notebook.wire.providers import Part, spec
 from dtl_notebook.wire.request import WireRequest
@@ -97,7 +98,11 @@ def model_context(
     )
 
 
-RENDERERS.register("anthropic", Renderer(render_anthropic.per_block, render_anthropic.render))
-RENDERERS.register("openai-responses", Renderer(per_message, render_openai.render_responses))
-RENDERERS.register("openai-chat", Renderer(per_message, partial(render_chat, openai=True)))
-RENDERERS.register("kimi", Renderer(lambda: 0, partial(render_chat, openai=False)))  # no framing
+# each provider by the name its own adapter module gives it
+RENDERERS.register(
+    anthropic_tools.PROVIDER, Renderer(render_anthropic.per_block, render_anthropic.render)
+)
+RENDERERS.register(responses_tools.PROVIDER, Renderer(per_message, render_openai.render_responses))
+RENDERERS.register(chat_reply.PROVIDER, Renderer(per_message, partial(render_chat, openai=True)))
+# Kimi: no per-message framing is published, so none is counted
+RENDERERS.register(kimi.PROVIDER, Renderer(lambda: 0, partial(render_chat, openai=False)))

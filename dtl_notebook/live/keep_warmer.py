@@ -17,16 +17,9 @@ from dtl_notebook.cache.keep_warm import KeepWarm, RefreshDecision, refresh_deci
 from dtl_notebook.cache.prices import Price
 from dtl_notebook.live.transport import redact
 from dtl_notebook.wire import WireRequest
+from dtl_notebook.wire.provider_traits import traits
 
 __all__ = ["KeepWarmer", "keep_warm_policy", "refresh_request"]
-
-# the smallest answer each API takes: the refresh only needs the prompt read
-_SMALLEST_ANSWER: dict[str, tuple[str, int]] = {
-    "anthropic": ("max_tokens", 1),
-    "openai-responses": ("max_output_tokens", 16),  # the Responses API's minimum is 16
-    "openai-chat": ("max_completion_tokens", 1),
-    "kimi": ("max_tokens", 1),
-}
 
 
 def keep_warm_policy(value: Any) -> KeepWarm | None:
@@ -43,9 +36,11 @@ def keep_warm_policy(value: Any) -> KeepWarm | None:
 def refresh_request(request: WireRequest) -> WireRequest:
     """`request` again, asking for the smallest answer: it reads the same prefix."""
     payload = request.plain()
-    field, smallest = _SMALLEST_ANSWER[request.provider]
-    if request.provider == "openai-chat" and "max_tokens" in payload:  # the field it uses
-        field = "max_tokens"
+    row = traits(request.provider)  # the smallest answer it takes: only the prompt is read
+    field, smallest = row.smallest_answer
+    older = row.older_answer_field
+    if older is not None and older in payload:  # the body's own name for the field
+        field = older
     payload[field] = smallest
     return replace(request, payload=payload, load_points=[], notes=["keep-warm refresh"])
 

@@ -54,9 +54,8 @@ class ThreadClient:
         profile = full.profile
         return (
             not self.off
-            and full.provider == "anthropic"
             and profile is not None
-            and profile.message_threads
+            and profile.message_threads  # set only by a provider and model that thread
         )
 
     def send(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.wire.profiles import profile_for
+from dtl_notebook.wire.provider_traits import traits
 
 
 def with_diagnostics(
@@ -23,14 +24,15 @@ def with_diagnostics(
 ) -> tuple[dict[str, Any], str] | None:
     """(the body with the diagnostics field, what was added), or None where nothing is."""
     model = request.get("model")
-    if provider == "anthropic":
+    style = traits(provider).diagnosis  # which field asks this provider for its diagnosis
+    if style == "message-diagnostics":
         if "diagnostics" in request:
             return None
         return (
             {**request, "diagnostics": {"previous_message_id": previous}},
             f"diagnostics.previous_message_id = {previous or 'null'} (added by the proxy)",
         )
-    if provider != "openai-responses" or previous is None or not isinstance(model, str):
+    if style != "prompt-cache-diagnostics" or previous is None or not isinstance(model, str):
         return None
     options = request.get("prompt_cache_options")
     if options is not None and not isinstance(options, dict):

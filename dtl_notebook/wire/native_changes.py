@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 
 from dtl_notebook.agent.tools import ToolSpec
+from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.tool_changes import ToolChanges
 
 GROWTH_NOTE = (
@@ -39,17 +40,6 @@ GROWTH_NOTE = (
     "declared deferred among the registered tools, and one registered after an earlier request "
     "makes tools[] grow after the tools registered before it; {effect}"
 )
-GROWTH_EFFECT = {
-    "anthropic": (
-        "Anthropic leaves a deferred definition out of the rendered prompt until its search "
-        "loads it, so the cached prompt is expected to hold (unverified) while the request's "
-        "tools[] bytes change there"
-    ),
-    "openai-responses": (
-        "OpenAI shows a deferred function's name and description up front, so the rendered "
-        "tools change there (tool prefix changes: cache miss from that tool on)"
-    ),
-}
 
 
 def pinned(
@@ -95,5 +85,9 @@ def offered_by_change(changes: ToolChanges) -> list[str]:
 def growth_note(changes: ToolChanges, provider: str) -> str | None:
     """The note on tools a change offers first under `provider`'s own search, if any."""
     names = offered_by_change(changes)
-    effect = GROWTH_EFFECT[provider]
-    return GROWTH_NOTE.format(names=names, effect=effect) if names else None
+    if not names:
+        return None
+    effect = traits(provider).native_growth_effect  # how its search renders a deferred tool
+    if effect is None:
+        raise LookupError(f"provider {provider!r} has no native_growth_effect in the table")
+    return GROWTH_NOTE.format(names=names, effect=effect)

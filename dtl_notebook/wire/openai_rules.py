@@ -11,6 +11,7 @@ from typing import Any
 
 from dtl_notebook._reuse.prefix import GrowingMap, GrowingSet, PrefixScan
 from dtl_notebook.wire.problems import Problem, as_list, dict_items, first_duplicate, raise_first
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.rules import is_kimi_carrier
 from dtl_notebook.wire.shape_errors import format_path, short
 
@@ -161,17 +162,21 @@ def _chat_step(facts: _ChatFacts, i: int, msg: Any, carriers: bool = False) -> N
         facts.problem = first_duplicate(("messages", i, "tools"), names, "function name")
 
 
-def _kimi_step(facts: _ChatFacts, i: int, msg: Any) -> None:
+def _carrier_step(facts: _ChatFacts, i: int, msg: Any) -> None:
     _chat_step(facts, i, msg, carriers=True)
 
 
+# one scan per kind of Chat body, by the table's `carries_tools` (Kimi's tool carriers)
 _CHAT_FACTS = {
-    "openai-chat": PrefixScan(_ChatFacts, _chat_step),
-    "kimi": PrefixScan(_ChatFacts, _kimi_step),
+    False: PrefixScan(_ChatFacts, _chat_step),
+    True: PrefixScan(_ChatFacts, _carrier_step),
 }
 
 
 def check_chat(payload: dict[str, Any], provider: str) -> None:
     named = _chat_tool_names(payload.get("tools"))
     raise_first(provider, first_duplicate(("tools",), named, "function name"))
-    raise_first(provider, _CHAT_FACTS[provider].scan(as_list(payload.get("messages"))).problem)
+    raise_first(
+        provider,
+        _CHAT_FACTS[spec(provider).carries_tools].scan(as_list(payload.get("messages"))).problem,
+    )

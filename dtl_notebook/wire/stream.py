@@ -162,16 +162,16 @@ def _accumulate(events: list[Any], provider: str, at: list[int]) -> JSON:
             raise error
     # the SDKs' accumulators (and their types) load with the first stream to accumulate
     from dtl_notebook.wire.stream_accumulators import (
-        accumulate_anthropic,
         accumulate_chat,
+        accumulate_messages,
         accumulate_responses,
     )
 
     stream_format = spec(provider).stream_format
     if stream_format == "message-events":
-        return accumulate_anthropic(events, at)
+        return accumulate_messages(events, provider, at)
     if stream_format == "response-events":
-        return accumulate_responses(events)
+        return accumulate_responses(events, provider)
     return accumulate_chat(events, provider, at)
 
 

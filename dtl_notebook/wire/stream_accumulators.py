@@ -16,7 +16,7 @@ from dtl_notebook.wire.reply import JSON, ResponseFormatError
 #: the terminal events of an OpenAI Responses stream, each carrying the whole response
 RESPONSES_DONE = ("response.completed", "response.incomplete", "response.failed")
 
-_ANTHROPIC_EVENTS = {
+_MESSAGE_EVENTS = {
     "message_start",
     "message_delta",
     "message_stop",
@@ -26,8 +26,9 @@ _ANTHROPIC_EVENTS = {
 }
 
 
-def accumulate_anthropic(events: list[JSON], at: list[int]) -> JSON:
-    """The Message one stream's events add up to; `at[i]` is where events[i] sits (for errors)."""
+def accumulate_messages(events: list[JSON], provider: str, at: list[int]) -> JSON:
+    """The Message one stream of message events adds up to; `at[i]` is where events[i] sits
+    (for errors)."""
     snapshot: Any = None
     headers = httpx2.Headers()
     buffers: dict[int, bytes] = {}
@@ -35,12 +36,12 @@ def accumulate_anthropic(events: list[JSON], at: list[int]) -> JSON:
     for i, event in zip(at, events, strict=True):
         kind = event.get("type")
         if not isinstance(kind, str):
-            raise ResponseFormatError("anthropic", f"<stream>.{i}.type", "missing")
-        if kind not in _ANTHROPIC_EVENTS:  # ping, and event types newer than this code
+            raise ResponseFormatError(provider, f"<stream>.{i}.type", "missing")
+        if kind not in _MESSAGE_EVENTS:  # ping, and event types newer than this code
             continue
         if snapshot is None and kind != "message_start":
             raise ResponseFormatError(
-                "anthropic", f"<stream>.{i}.type", f"{kind!r} before message_start"
+                provider, f"<stream>.{i}.type", f"{kind!r} before message_start"
             )
         stopped = kind == "message_stop"
         try:
@@ -51,12 +52,12 @@ def accumulate_anthropic(events: list[JSON], at: list[int]) -> JSON:
                 request_headers=headers,
             )
         except (ValueError, IndexError, AttributeError, TypeError, KeyError) as exc:
-            raise ResponseFormatError("anthropic", f"<stream>.{i}", str(exc)) from None
+            raise ResponseFormatError(provider, f"<stream>.{i}", str(exc)) from None
     if snapshot is None:
-        raise ResponseFormatError("anthropic", "<stream>", "no message_start event")
+        raise ResponseFormatError(provider, "<stream>", "no message_start event")
     if not stopped:
         raise ResponseFormatError(
-            "anthropic",
+            provider,
             "<stream>",
             f"no message_stop event (the stream ends with {events[-1].get('type')!r}: cut short?)",
         )
@@ -65,7 +66,7 @@ def accumulate_anthropic(events: list[JSON], at: list[int]) -> JSON:
     return data
 
 
-def accumulate_responses(events: list[JSON]) -> JSON:
+def accumulate_responses(events: list[JSON], provider: str) -> JSON:
     """The response the stream's terminal event carries."""
     for event in reversed(events):
         if event.get("type") in RESPONSES_DONE and isinstance(event.get("response"), dict):
@@ -73,7 +74,7 @@ def accumulate_responses(events: list[JSON]) -> JSON:
             return response
     last = events[-1].get("type")
     raise ResponseFormatError(
-        "openai-responses",
+        provider,
         "<stream>",
         f"no response.completed event (the stream ends with {last!r}: cut short?)",
     )

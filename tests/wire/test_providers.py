@@ -20,6 +20,8 @@ from dtl_notebook.live.transport import live_transport
 from dtl_notebook.notebook.copying import curl_command
 from dtl_notebook.wire import PARSE, parse_response
 from dtl_notebook.wire.modes import LOAD_MODES, SEARCH_MODES, check_modes
+from dtl_notebook.wire.provider_traits import _table as _traits_table
+from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.providers import (
     PROVIDERS,
     SPECS,
@@ -46,6 +48,20 @@ DISPATCH_SITES = (
     "live/warmup.py",
     "live/emulator/stream.py",
     "demo/sessions.py",
+    "wire/native_changes.py",
+    "wire/stream_accumulators.py",
+    "context/harmony.py",
+    "cache/capture.py",
+    "cache/capture_request.py",
+    "cache/carry.py",
+    "cache/diagnostics.py",
+    "cache/lint.py",
+    "cache/reported.py",
+    "cache/retention.py",
+    "cache/settings.py",
+    "live/keep_warmer.py",
+    "live/threads.py",
+    "proxy/diagnostics.py",
 )
 # modules that dispatch on the upstream family (its origin, auth and error shape), whose names
 # are written there as the proxy's settings and records spell them ("anthropic", "openai")
@@ -155,6 +171,10 @@ def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.Mon
     )
     monkeypatch.setitem(SPECS, "compatible", row)
     monkeypatch.setitem(PARSE._entries, "compatible", PARSE["openai-chat"])
+    # its behaviour columns: a row of data/provider_traits.json, here the plain Chat one's
+    monkeypatch.setitem(
+        _traits_table(), "compatible", replace(traits("openai-chat"), name="compatible")
+    )
     assert check_provider("compatible") == "compatible"
     assert provider_at("https://api.compatible.example/v1/chat/completions") == "compatible"
     assert provider_at("https://api.openai.com/v1/chat/completions") == "openai-chat"
