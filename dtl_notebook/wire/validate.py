@@ -72,8 +72,12 @@ def validate_payload(payload: dict[str, Any], provider: str, *, cached: bool = T
             check_shape(provider, schema(root), shaped, (), lambda p: _remap(p, index_map))
     elif not (cached and incremental.accepts(root, payload)):
         check_shape(provider, schema(root), payload)
-    if row.history_key == "messages" and payload.get("messages") == []:
-        # the SDK types take an empty list; the APIs refuse it (400) for all three
+    continued = (
+        isinstance(payload.get("thread"), dict) and payload["thread"].get("type") == "continue"
+    )
+    if row.history_key == "messages" and payload.get("messages") == [] and not continued:
+        # the SDK types take an empty list; the APIs refuse it (400) for all three, except a
+        # thread continuation after a `pause_turn` reply: the server holds the whole history
         fail(provider, ("messages",), "too_short: 'messages' must hold a message, got []")
     SEMANTIC_CHECKS[provider](payload, provider)
 
