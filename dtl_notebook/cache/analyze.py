@@ -33,6 +33,7 @@ from dtl_notebook.cache.prefix_store import PrefixStore, scope_words
 from dtl_notebook.cache.prompt_cache import PromptCache, SegmentKeys, generated_run
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.request_context import request_context
+from dtl_notebook.cache.response_continuation import read_continuation
 from dtl_notebook.cache.retention import request_ttl
 from dtl_notebook.cache.session_head import session_head
 from dtl_notebook.cache.settings import cache_view, changed_setting, request_settings, salt
@@ -40,6 +41,7 @@ from dtl_notebook.cache.thread_events import ThreadWatch, thread_error_code
 from dtl_notebook.cache.warmth import GAPS_KEPT, held_tokens, warmth_after
 from dtl_notebook.context.input_transformations import as_seen
 from dtl_notebook.context.model import ModelContext
+from dtl_notebook.context.response_chain import ResponseChain
 from dtl_notebook.context.thread_context import ThreadRead
 from dtl_notebook.wire.arguments import check_analyze_arguments
 from dtl_notebook.wire.request import WireRequest
@@ -86,7 +88,9 @@ class CacheAnalyzer:
         self._changes: set[tuple[int, str]] = set()  # tool changes already paid for
         self._times: list[float] = []  # the latest send times, for the next likely request
         self.threads = ThreadWatch()  # message threads: a continuation is predicted whole
-        self._unanswered: tuple[CacheEntry, ThreadRead, float] | None = None
+        self.responses = ResponseChain()  # `previous_response_id`: predicted whole too
+        # the latest request whose reply is not known yet: its thread read, time, whole body
+        self._unanswered: tuple[CacheEntry, ThreadRead, float, dict[str, Any]] | None = None
 
     def add(
         self,
@@ -103,7 +107,9 @@ class CacheAnalyzer:
         sent = request.payload if isinstance(request, WireRequest) else request
         unanswered = self._unanswered[1] if self._unanswered is not None else None
         read, thread = self.threads.read(sent, now, unanswered)
-        payload = read.payload  # a thread continuation: the whole request the server rebuilds
+        before = self._unanswered[3] if self._unanswered is not None else None
+        chained, continued = read_continuation(self.responses, read.payload, before)
+        payload = chained.payload  # a continuation: the whole request the server rebuilds
         ctx = request_context(request, payload, context, self.provider, self.model)
         if response is not None:  # parts the reply says the model never saw
             ctx = as_seen(ctx, payload, response)
@@ -149,7 +155,9 @@ class CacheAnalyzer:
                 rule,
                 Now(cached, expired, [cum[p] for p, _ in points], setting, settings),
             )
-        unread = thread is not None and thread.kind == "continue" and payload is sent
+        unread = chained.missing or (
+            thread is not None and thread.kind == "continue" and read.payload is sent
+        )
         if unread:  # a continuation not rebuilt: no comparison with the whole thread to make
             brk = None
         if brk is not None:
@@ -175,8 +183,8 @@ class CacheAnalyzer:
             entry.change_savings = change_savings(
                 request.load_points, self._changes, ctx, rule, cached
             )
-        entry.thread = thread
-        self._unanswered = (entry, read, now)  # its reply may come later (`answer`)
+        entry.thread, entry.continued = thread, continued
+        self._unanswered = (entry, read, now, payload)  # its reply may come later (`answer`)
         head = session_head(ctx, facts, payload, rule, self.store, now, self._conversation)
         entry.scope = scope_words(ctx.provider)
         if previous is None:  # a new session: never a break, but it may lose a shared prefix
@@ -222,8 +230,9 @@ class CacheAnalyzer:
         if entry.thread is not None and thread_error_code(response) == "thread_not_found":
             entry.thread = replace(entry.thread, event="thread_not_found")
         if self._unanswered is not None and self._unanswered[0] is entry:
-            _, read, at = self._unanswered
+            _, read, at, whole = self._unanswered
             self.threads.answered(read, response, at)  # the next continuation's history
+            self.responses.keep(whole, response)
             self._unanswered = None
 
     def report(self) -> CacheReport:

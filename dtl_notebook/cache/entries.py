@@ -11,6 +11,7 @@ from dtl_notebook.cache.explain import CacheBreak
 from dtl_notebook.cache.prefix_rules import CacheRule
 from dtl_notebook.cache.prefix_store import LostPrefix
 from dtl_notebook.cache.reported import Usage
+from dtl_notebook.cache.response_continuation import Continuation
 from dtl_notebook.cache.thread_events import ThreadFacts
 from dtl_notebook.cache.warmth import Warmth
 from dtl_notebook.context.model import ModelContext
@@ -51,6 +52,8 @@ class CacheEntry:
     # an Anthropic message thread request: messages sent against those the model sees, the
     # thread's age against its expiry, and its event (thread_not_found, thread_replaced)
     thread: ThreadFacts | None = None
+    # an OpenAI Responses `previous_response_id` continuation, read after what it continues
+    continued: Continuation | None = None
     # a session's first request that departs from the prefix another session of the scope
     # left warm (`session_head`): not a break, a finding of its own
     shared_lost: LostPrefix | None = None

@@ -67,17 +67,30 @@ def accumulate_messages(events: list[JSON], provider: str, at: list[int]) -> JSO
 
 
 def accumulate_responses(events: list[JSON], provider: str) -> JSON:
-    """The response the stream's terminal event carries."""
+    """The response the stream's terminal event carries. Where its `output` is empty but the
+    stream gave items (`response.output_item.done`: Codex's backend ends its socket streams
+    so), the output is those items, in `output_index` order: what a continuation continues."""
     for event in reversed(events):
         if event.get("type") in RESPONSES_DONE and isinstance(event.get("response"), dict):
             response: JSON = event["response"]
-            return response
+            done = [] if response.get("output") else _items_done(events)
+            return {**response, "output": done} if done else response
     last = events[-1].get("type")
     raise ResponseFormatError(
         provider,
         "<stream>",
         f"no response.completed event (the stream ends with {last!r}: cut short?)",
     )
+
+
+def _items_done(events: list[JSON]) -> list[Any]:
+    done = [
+        (e.get("output_index"), n, e["item"])
+        for n, e in enumerate(events)
+        if e.get("type") == "response.output_item.done" and isinstance(e.get("item"), dict)
+    ]
+    done.sort(key=lambda d: (d[0] if isinstance(d[0], int) else d[1], d[1]))
+    return [item for _, _, item in done]
 
 
 def accumulate_chat(events: list[JSON], provider: str, at: list[int]) -> JSON:

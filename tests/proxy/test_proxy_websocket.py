@@ -19,10 +19,13 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
+from dtl_notebook.cache.analyze import analyze_conversations
+from dtl_notebook.cache.fail_on import failing_codes
 from dtl_notebook.cache.store_reader import load_store
+from dtl_notebook.cache.stream_audit import audit_stream
 from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.live.http_server import ThreadedServer
 from dtl_notebook.proxy import Proxy
@@ -62,14 +65,19 @@ async def converse(url: str, bodies: list[dict[str, Any]]) -> list[list[dict[str
     answers = []
     async with connect(url, additional_headers={"Authorization": f"Bearer {KEY}"}) as socket:
         for body in bodies:
-            await socket.send(json.dumps(body))
-            events = []
-            while not events or events[-1]["type"] not in LAST:
-                events.append(json.loads(await socket.recv()))
-            answers.append(events)
-            done = events[-1].get("response", {}).get("id")
-            await socket.send(json.dumps({"type": "response.processed", "response_id": done}))
+            answers.append(await exchange(socket, body))
     return answers
+
+
+async def exchange(socket: ClientConnection, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Send one body, read its events up to the last, and acknowledge it."""
+    await socket.send(json.dumps(body))
+    events: list[dict[str, Any]] = []
+    while not events or events[-1]["type"] not in LAST:
+        events.append(json.loads(await socket.recv()))
+    done = events[-1].get("response", {}).get("id")
+    await socket.send(json.dumps({"type": "response.processed", "response_id": done}))
+    return events
 
 
 @pytest.fixture
@@ -194,3 +202,54 @@ def test_handshake_headers_and_a_response_cut_by_the_client(tmp_path: Path) -> N
     )
     assert status == 200 and failure == CLOSED_EARLY
     assert body.startswith("event: response.created\ndata: ")
+
+
+def test_a_codex_session_of_continuations_is_audited_without_a_break(
+    emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    """Codex over its socket sends each turn as a `previous_response_id` continuation with
+    only its new items: the audit reads it after what it continues, as the server does, so
+    the predictions are the emulator's reported figures and nothing is an error."""
+    store = tmp_path / "codex.sqlite"
+    first = create("session-c", ["list files"])
+    first["instructions"] = "You are Codex, a coding agent. " * 300
+    turns = ["more", "and the tests", "thanks"]
+    with Proxy(store=store, port=0, upstream_openai=emulator.url) as proxy:
+        answers = asyncio.run(continue_on_one_socket(socket_url(proxy), first, turns))
+        assert proxy.recorder is not None and proxy.recorder.wait(4)
+    assert [a[-1]["type"] for a in answers] == ["response.completed"] * 4
+    exchanges = load_store(store)
+    assert [e.request.get("previous_response_id") for e in exchanges] == [
+        None,
+        *(a[-1]["response"]["id"] for a in answers[:-1]),
+    ]
+    rows = sqlite3.connect(store).execute("SELECT conversation FROM exchanges ORDER BY number")
+    assert len({r[0] for r in rows}) == 1  # linked by the response ids, one conversation
+    report = analyze_conversations(
+        [e.request for e in exchanges], "openai-responses", [e.response for e in exchanges]
+    )
+    later = report.entries[1:]
+    assert all(e.reported is not None for e in later)
+    assert [e.cached_tokens for e in later] == [e.reported.cached for e in later if e.reported]
+    assert all(e.cached_tokens >= 1024 for e in later)
+    assert [e.continued.sent for e in later if e.continued] == [1, 1, 1]
+    failing = failing_codes("error", "--fail-on")
+    findings = [f.code for group in audit_stream(store) for f in group.findings]
+    assert not [code for code in findings if code in failing], findings
+
+
+async def continue_on_one_socket(
+    url: str, first: dict[str, Any], turns: list[str]
+) -> list[list[dict[str, Any]]]:
+    """`first`, then each turn as a continuation of the latest response: its new item only."""
+    async with connect(url, additional_headers={"Authorization": f"Bearer {KEY}"}) as socket:
+        answers = [await exchange(socket, first)]
+        for turn in turns:
+            text = [{"type": "input_text", "text": turn}]
+            body = {
+                **first,
+                "previous_response_id": answers[-1][-1]["response"]["id"],
+                "input": [{"type": "message", "role": "user", "content": text}],
+            }
+            answers.append(await exchange(socket, body))
+    return answers

@@ -171,7 +171,7 @@ def test_a_continuation_is_read_after_the_conversation_it_continues() -> None:
     text = [{"type": "input_text", "text": "and now?"}]
     new = [{"type": "message", "role": "user", "content": text}]
     follow = {**first, "previous_response_id": answered["id"], "input": new}
-    expanded = emulator.history.expand(follow)
+    expanded = emulator.expand(follow)
     assert expanded["input"] == [*first["input"], *answered["output"], *new]
     assert "previous_response_id" not in expanded
     reply = _answer(emulator, follow).json()

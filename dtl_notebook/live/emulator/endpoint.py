@@ -26,8 +26,8 @@ from dtl_notebook.cache.diagnostics import provider_reason
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.cache.prefix_store import PrefixStore
 from dtl_notebook.context.model import model_context
+from dtl_notebook.context.response_chain import ResponseChain
 from dtl_notebook.context.tokens import TokenCounter
-from dtl_notebook.live.emulator.history import ResponseHistory
 from dtl_notebook.live.emulator.policies import Action, KeywordPolicy, Policy
 from dtl_notebook.live.emulator.replies import anthropic_reply, chat_reply, responses_reply
 from dtl_notebook.live.emulator.request_view import View, build_view
@@ -68,7 +68,7 @@ class Emulator:
         self._ids = 0
         self._search_index: tuple[tuple[str, str], Any] | None = None
         self.threads = ThreadKeeper()  # Anthropic message threads
-        self.history = ResponseHistory(provider)  # what `previous_response_id` continues
+        self.history = ResponseChain()  # what `previous_response_id` continues, whatever `store`
         self.transport = httpx2.MockTransport(self.handle)
 
     def next_id(self, prefix: str) -> str:
@@ -85,7 +85,7 @@ class Emulator:
             return self._error(400, f"request body is not JSON: {exc.msg}", None)
         try:  # as the API takes it, which is laxer than the SDK types in places
             validate_lenient(payload, self.provider)
-            self.history.expand(payload)  # a continuation of an unknown response is refused
+            self.expand(payload)  # a continuation of an unknown response is refused
         except WireValidationError as exc:  # the field and the value named, as the API does
             return self._error(400, exc.reason, exc.path)
         self.requests.append(request.content)
@@ -96,6 +96,18 @@ class Emulator:
         # written by pydantic-core: a Responses reply echoes every tool of the request
         body = pydantic_core.to_json(answer)
         return httpx2.Response(200, content=body, headers={"Content-Type": "application/json"})
+
+    def expand(self, payload: JSON) -> JSON:
+        """The whole request a `previous_response_id` continuation stands for; one naming a
+        response this endpoint does not hold is refused as the API refuses it."""
+        read = self.history.read(payload)
+        if read.missing:
+            raise WireValidationError(
+                self.provider,
+                "previous_response_id",
+                f"Previous response with id {read.previous!r} not found.",
+            )
+        return read.payload
 
     def prepare(self, content: bytes) -> None:
         """Check a body as `handle` does, without answering, logging or caching it."""
@@ -110,7 +122,7 @@ class Emulator:
         thread is not held)."""
         at = self.clock() if self.clock is not None else None
         read = self.threads.open(payload, float(self.cache.count) if at is None else at)
-        payload = self.history.expand(read.payload)  # only a Responses body names a previous one
+        payload = self.expand(read.payload)  # only a Responses body names a previous one
         ctx = model_context(payload, provider=self.provider)
         entry = self.cache.add(payload, at=at)
         view = build_view(payload, self.provider, ctx)
