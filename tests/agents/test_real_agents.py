@@ -216,14 +216,13 @@ def test_codex_runs_a_command_through_the_proxy(
     home = tmp_path / "codex"
     home.mkdir()
     with proxy_process(emulator.url, tmp_path / "store.sqlite") as proxy:
-        # Codex takes no base URL from the environment: a provider entry routes it. Over HTTP:
-        # on its WebSocket transport Codex sends each turn as a previous_response_id
-        # continuation, which the audit does not rebuild yet (it reads a changed system)
+        # Codex takes no base URL from the environment: a provider entry routes it. On its
+        # WebSocket transport (its default) each turn is a previous_response_id continuation
         (home / "config.toml").write_text(
             f'model = "{OPENAI_MODEL}"\nmodel_provider = "dtl"\n'
             "check_for_update_on_startup = false\n\n"
             f'[model_providers.dtl]\nname = "dtl proxy"\nbase_url = "{proxy.url}/v1"\n'
-            'env_key = "OPENAI_API_KEY"\nwire_api = "responses"\nsupports_websockets = false\n\n'
+            'env_key = "OPENAI_API_KEY"\nwire_api = "responses"\nsupports_websockets = true\n\n'
             "[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n"
         )
         env = offline_env(tmp_path / "home", OPENAI_API_KEY=KEY, CODEX_HOME=str(home))
@@ -232,7 +231,12 @@ def test_codex_runs_a_command_through_the_proxy(
         argv = [str(codex), "exec", "--skip-git-repo-check", "command cat notes.txt"]
         done = run_agent(argv, env, workspace)
     assert "(emulated, not an LLM) exec_command returned" in done.stdout
-    check_sessions(proxy, [2])
+    rows = generation_rows(proxy.store)
+    assert [r["method"] for r in rows] == ["WEBSOCKET"] * 3
+    # its socket opens with a warm-up (`generate: false`) that the turn continues
+    entries = check_sessions(proxy, [3])
+    assert [e.continued is not None for e in entries] == [False, True, True]
+    assert all(e.continued.note == "" for e in entries[1:] if e.continued)
 
 
 def test_an_agent_not_installed_skips_with_the_one_reason() -> None:
