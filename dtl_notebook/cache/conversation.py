@@ -15,6 +15,7 @@ from dtl_notebook.cache.findings import Finding, break_finding
 from dtl_notebook.cache.health import HitCount
 from dtl_notebook.cache.lint import lint
 from dtl_notebook.cache.prefix_rules import cache_rule
+from dtl_notebook.cache.tool_order import ToolOrderWatch
 from dtl_notebook.context.model import ModelContext
 from dtl_notebook.wire.request import WireRequest
 
@@ -58,6 +59,7 @@ class FindingsBuilder:
         self._previous: tuple[CacheEntry, float | None] | None = None
         self._unread: list[Finding] = []  # writes no later request has read (yet)
         self._hits = HitCount()
+        self._tool_orders = ToolOrderWatch()
 
     def add(
         self,
@@ -69,7 +71,9 @@ class FindingsBuilder:
         """Take the next analyzed request (`entry` of `payload`, sent at `at`); `context`:
         its model context as sent, where the caller has it."""
         name, k = self.out.name, entry.index
-        for found in lint(payload, entry.provider, entry.model, context=context):
+        reordered = self._tool_orders.check(payload)
+        linted = lint(payload, entry.provider, entry.model, context=context)
+        for found in [*linted, *([reordered] if reordered else [])]:
             if found.code not in self._said:  # a fact about the client: once per conversation
                 self._said.add(found.code)
                 self.out.findings.append(Finding(found.code, found.where, found.involved, k, name))

@@ -7,7 +7,8 @@ refused (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-sear
 markers and the refusals are the validator's own scans (`wire.rules`, `wire.tool_rules`).
 OpenAI caches the longest common prefix
 (https://developers.openai.com/api/docs/guides/prompt-caching), so volatile text early in it
-and an unstable tool order matter there too. The deferred-tool
+matters there too (a tool order that changes needs a conversation: `tool_order`). The
+deferred-tool
 checks follow this package's own rules (`wire.anthropic.PLACEHOLDER`, `agent.sections`).
 """
 
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from itertools import pairwise
 from typing import Any
 
 from dtl_notebook.cache.carry import Carried, breakpoint_segments, carry
@@ -26,6 +26,7 @@ from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.problems import as_list
 from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.rules import cache_marks, too_many_breakpoints
+from dtl_notebook.wire.search_tools import is_search_tool
 from dtl_notebook.wire.shape_errors import format_path
 from dtl_notebook.wire.tool_rules import deferred_marks
 
@@ -53,7 +54,6 @@ def lint(
     ctx = context or model_context(payload, provider, model)
     found: list[Finding] = []
     found += _volatile(ctx)
-    found += _tool_order(payload, provider)
     found += _sections(payload)
     if traits(provider).marks_breakpoints:  # the breakpoint rules bind where marks are sent
         found += _breakpoints(payload, ctx, provider)
@@ -92,7 +92,7 @@ def _breakpoints(payload: dict[str, Any], ctx: ModelContext, provider: str) -> l
         index = int(last.source.split(".")[1])
         if index == len(messages) - 1:
             out.append(finding("breakpoint_on_trailing_system", last.source))
-    if tools and not any(t.get("defer_loading") for t in tools) and _searches(tools):
+    if tools and not any(t.get("defer_loading") for t in tools) and any(map(is_search_tool, tools)):
         out.append(finding("deferred_without_placeholder", "tools"))
     return out
 
@@ -110,11 +110,6 @@ def _lookback(facts: Carried, points: list[tuple[int, float]], lookback: int) ->
     return []
 
 
-def _searches(tools: list[dict[str, Any]]) -> bool:
-    """A request that can load tools later: a tool-search tool (server or client side)."""
-    return any("tool_search" in str(t.get("type", "")) + str(t.get("name", "")) for t in tools)
-
-
 def _volatile(ctx: ModelContext) -> list[Finding]:
     """Volatile text in the part every request shares: tools and the system prompt."""
     for seg in ctx.segments:
@@ -124,22 +119,6 @@ def _volatile(ctx: ModelContext) -> list[Finding]:
         if match:
             return [finding("volatile_prefix", f"{seg.source}@{match.start()}", [match.group(0)])]
     return []
-
-
-def _tool_order(payload: dict[str, Any], provider: str) -> list[Finding]:
-    tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
-    names = [_name(t) for t in tools if not t.get("defer_loading")]
-    names = [n for n in names if n]
-    if len(names) < 3 or _ordered(names):
-        return []
-    # sorted but for one name (a search tool first, a newer tool last) is a deliberate order
-    if any(_ordered(names[:i] + names[i + 1 :]) for i in range(min(len(names), 64))):
-        return []
-    return [finding("tool_order_unstable", "tools", names[:6])]
-
-
-def _ordered(names: list[str]) -> bool:
-    return all(a <= b for a, b in pairwise(names))
 
 
 def _name(tool: dict[str, Any]) -> str:

@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.agent.search import tokenize
-from dtl_notebook.live.emulator.request_view import SEARCH_TOOL_NAMES, View, VisibleTool
+from dtl_notebook.live.emulator.request_view import View, VisibleTool
+from dtl_notebook.wire.search_tools import SEARCH_TOOL_NAMES
 
 LABEL = "emulated, not an LLM"
 STOPWORDS = set(

@@ -12,7 +12,8 @@ from typing import Any, Protocol
 from dtl_notebook.agent.bridge import CALL_TOOL
 from dtl_notebook.cache.entries import CacheEntry
 from dtl_notebook.live.emulator.policies import LABEL, Action, Answer, Call, Search
-from dtl_notebook.live.emulator.request_view import CLIENT_SEARCH_TOOLS, Event, View, VisibleTool
+from dtl_notebook.live.emulator.request_view import Event, View, VisibleTool
+from dtl_notebook.wire.search_tools import CLIENT_SEARCH_TOOLS
 
 JSON = dict[str, Any]
 MAX_SERVER_ROUNDS = 3

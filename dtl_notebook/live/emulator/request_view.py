@@ -12,11 +12,9 @@ from typing import Any
 
 from dtl_notebook.agent.bridge import CALL_TOOL, read_carried
 from dtl_notebook.context.model import ModelContext
+from dtl_notebook.wire.search_tools import CLIENT_SEARCH_TOOLS, SEARCH_TOOL_NAMES
 from dtl_notebook.wire.tool_changes import OFFERED_LINE, withdrawn_in
 
-# Claude Code's own search is a client tool, `ToolSearch` (it answers with tool_reference blocks)
-CLIENT_SEARCH_TOOLS = ("tool_search", "ToolSearch")
-SEARCH_TOOL_NAMES = {"tool_search_tool_bm25", "tool_search_tool_regex", *CLIENT_SEARCH_TOOLS}
 # the tools a model uses to reach others, never a task's tool itself
 REACHING_TOOLS = {*SEARCH_TOOL_NAMES, CALL_TOOL}
 
@@ -98,7 +96,7 @@ def build_view(payload: dict[str, Any], provider: str, ctx: ModelContext) -> Vie
             view.searchable[str(data.get("name") or data.get("namespace"))] = str(
                 data.get("description") or ""
             )
-    for name in ("tool_search_tool_bm25", "tool_search_tool_regex", *CLIENT_SEARCH_TOOLS):
+    for name in (*sorted(SEARCH_TOOL_NAMES - set(CLIENT_SEARCH_TOOLS)), *CLIENT_SEARCH_TOOLS):
         if name in view.tools:
             view.search = name
     return view
