@@ -161,7 +161,8 @@ class Summary:
 
 def _notes(entry: CacheEntry, finished: Finished, watched: Watched) -> list[str]:
     """The words after the figures: a provider-run loop's comparison, warmth and health, the
-    break (or a new session's lost shared prefix) and a message thread's share sent."""
+    break (or a new session's lost shared prefix) and a message thread's or a Responses
+    continuation's share sent."""
     provider = str(finished.row.values["provider"])
     compared = compare_input(entry.total_tokens, finished.response, provider)
     notes = [f"input: {compared.label}"] if compared.calls.calls > 1 else []
@@ -178,4 +179,8 @@ def _notes(entry: CacheEntry, finished: Finished, watched: Watched) -> list[str]
     if facts is not None:
         event = f" {facts.event}" if facts.event else ""
         notes.append(f"thread {facts.kind} {facts.sent}/{facts.whole}{event}")
+    continued = entry.continued
+    if continued is not None:  # a Responses continuation: items sent of those the model sees
+        unseen = " (unseen)" if continued.note else ""
+        notes.append(f"continues {continued.sent}/{continued.whole}{unseen}")
     return notes

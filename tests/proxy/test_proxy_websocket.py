@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,8 +29,9 @@ from dtl_notebook.cache.store_reader import load_store
 from dtl_notebook.cache.stream_audit import audit_stream
 from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.live.http_server import ThreadedServer
-from dtl_notebook.proxy import Proxy
+from dtl_notebook.proxy import Proxy, Summary
 from dtl_notebook.proxy.websocket_relay import CLOSED_EARLY
+from tests.proxy.test_proxy_threads import Heard
 
 KEY = "sk-proj-websocketkey0123456789"
 LAST = {"response.completed", "response.failed", "response.incomplete", "error"}
@@ -214,9 +216,24 @@ def test_a_codex_session_of_continuations_is_audited_without_a_break(
     first = create("session-c", ["list files"])
     first["instructions"] = "You are Codex, a coding agent. " * 300
     turns = ["more", "and the tests", "thanks"]
-    with Proxy(store=store, port=0, upstream_openai=emulator.url) as proxy:
+    heard, lines = Heard(), list[str]()
+    summary = Summary(emit=lines.append)
+    listeners: list[Any] = [heard, summary]
+    with Proxy(store=store, port=0, upstream_openai=emulator.url, listeners=listeners) as proxy:
         answers = asyncio.run(continue_on_one_socket(socket_url(proxy), first, turns))
         assert proxy.recorder is not None and proxy.recorder.wait(4)
+        heard.wait_for(8)  # each request arrived and finished
+    summary.close()
+    # the proxy's line: one item sent of those the model sees, predicted as reported
+    assert [re.search(r"continues \d+/\d+", line) is not None for line in lines] == [
+        False,
+        True,
+        True,
+        True,
+    ]
+    predicted = [re.search(r"predicted (\d+)/", line) for line in lines]
+    reported = [re.search(r"reported (\d+)/", line) for line in lines]
+    assert [m.group(1) for m in predicted[1:] if m] == [m.group(1) for m in reported[1:] if m]
     assert [a[-1]["type"] for a in answers] == ["response.completed"] * 4
     exchanges = load_store(store)
     assert [e.request.get("previous_response_id") for e in exchanges] == [
