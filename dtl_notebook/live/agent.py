@@ -59,15 +59,11 @@ class Agent(CacheWatch):
 
     With `record=PATH` every exchange is appended to that JSONL file, through whatever
     transport the agent uses: the recording follows `switch` and `use_transport`.
-    `clock` tells the send times (the emulator's cache expires by it too); `keep_warm`,
-    `on_cache_miss` and `miss_thresholds`: see `CacheWatch`. `threads=True` sends Anthropic
-    message threads (create, then continuations with only the new messages) on the models
-    that take them, and the full request elsewhere (see `live.threads`). `prefix_store`: the
-    cache scope the predictions read (`PrefixStore`): agents given one store (subagents, re-runs
-    of one agent) predict each other's prefixes warm, and their emulators share one cache.
-    `otlp_endpoint` (an OTLP/HTTP collector), `tracer_provider` (an OpenTelemetry one of your
-    own) or the standard `OTEL_EXPORTER_OTLP_*` variables: one span per provider request
-    (`live.telemetry`); `capture_content=True` adds the messages to them.
+    `clock`: the send times (the emulator's cache expires by it too); `keep_warm`,
+    `on_cache_miss`, `miss_thresholds`: see `CacheWatch`; `threads=True`: Anthropic message
+    threads where the model takes them (`live.threads`); `prefix_store`: the cache scope shared
+    with subagents and re-runs (`PrefixStore`); `otlp_endpoint`, `tracer_provider` or the
+    `OTEL_EXPORTER_OTLP_*` variables: a span per request (`live.telemetry`).
     """
 
     def __init__(

@@ -77,9 +77,9 @@ def run(args: argparse.Namespace) -> None:
         sys.exit(f"proxy: {exc}")
     print(f"dtl_notebook proxy on {proxy.url} -> {proxy.config.upstreams}", flush=True)
     print(f"  store: {args.store}   Ctrl-C stops it", flush=True)
-    print("\n".join(["Agents pointed here:", *settings_lines(proxy.url)]), flush=True)
     if telemetry is not None:
         print("  OpenTelemetry: one span per request, over OTLP/HTTP", flush=True)
+    print("\n".join(["Agents pointed here:", *settings_lines(proxy.url)]), flush=True)
     if args.diagnostics:
         print(
             "  --diagnostics: each request gets the provider's cache-diagnostics field "

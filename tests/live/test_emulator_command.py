@@ -4,7 +4,6 @@ the agents' settings and stops on SIGTERM."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -17,6 +16,8 @@ from pathlib import Path
 import httpx2
 import pytest
 from websockets.asyncio.client import connect
+
+from tests.support.async_run import run_async
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = re.compile(r"^dtl_notebook emulator on (http://127\.0\.0\.1:\d+) ")
@@ -76,7 +77,7 @@ def test_it_serves_every_endpoint_offline(command: tuple[str, list[str]]) -> Non
                 pass
             return str(event["response"]["object"])
 
-    assert asyncio.run(over_socket()) == "response"
+    assert run_async(over_socket()) == "response"
     shown = "".join(lines)
     assert f"ANTHROPIC_BASE_URL={url} claude" in shown
     assert f'base_url="{url}/v1",env_key="OPENAI_API_KEY",wire_api="responses"' in shown

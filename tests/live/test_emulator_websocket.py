@@ -5,7 +5,6 @@ with the HTTP status; `generate: false` (Codex's prefetch) caches the prefix, ge
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -13,6 +12,7 @@ import httpx2
 from websockets.asyncio.client import connect
 
 from dtl_notebook.live.emulator.server import EmulatorServer
+from tests.support.async_run import run_async
 
 
 def body(text: str = "list the files") -> dict[str, Any]:
@@ -53,7 +53,7 @@ def test_socket_events_are_the_sse_stream_events() -> None:
             {"type": "response.create", **body()},
             {"type": "response.create", **body("more")},
         ]
-        sent = asyncio.run(over_socket(socket.url, creates))
+        sent = run_async(over_socket(socket.url, creates))
     assert sent == streamed
     assert sent[1][-1]["response"]["usage"]["input_tokens_details"]["cached_tokens"] >= 0
 
@@ -64,7 +64,7 @@ def test_a_prefetch_generates_nothing_and_refusals_are_error_events() -> None:
     broken["input"][0]["role"] = "tool"
     unknown = {"type": "session.update"}
     with EmulatorServer() as server:
-        answers = asyncio.run(over_socket(server.url, [prefetch, broken, unknown]))
+        answers = run_async(over_socket(server.url, [prefetch, broken, unknown]))
     completed = answers[0][-1]["response"]
     assert completed["output"] == [] and completed["usage"]["output_tokens"] == 0
     assert answers[1] == [answers[1][0]] and answers[1][0]["status"] == 400

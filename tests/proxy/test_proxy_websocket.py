@@ -5,7 +5,6 @@ no key is stored."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
@@ -32,6 +31,7 @@ from dtl_notebook.live.http_server import ThreadedServer
 from dtl_notebook.proxy import Proxy, Summary
 from dtl_notebook.proxy.websocket_relay import CLOSED_EARLY
 from tests.proxy.test_proxy_threads import Heard
+from tests.support.async_run import run_async
 
 KEY = "sk-proj-websocketkey0123456789"
 LAST = {"response.completed", "response.failed", "response.incomplete", "error"}
@@ -99,8 +99,8 @@ def test_each_response_create_is_one_exchange_grouped_like_http(
     first = [create("session-a", ["list files"]), create("session-a", ["list files", "more"])]
     other = [create("session-b", ["what time is it"])]
     with Proxy(store=store, port=0, upstream_openai=emulator.url) as proxy:
-        answers = asyncio.run(converse(socket_url(proxy), first))
-        answers += asyncio.run(converse(socket_url(proxy), other))
+        answers = run_async(converse(socket_url(proxy), first))
+        answers += run_async(converse(socket_url(proxy), other))
         # the next turn of session a over HTTP joins its conversation
         body = create("session-a", ["list files", "more", "and"])
         del body["type"]
@@ -134,7 +134,7 @@ def test_a_refusal_inside_the_socket_is_stored_with_its_status(
     broken = create("session-c", ["hello"])
     broken["input"][0]["role"] = "tool"
     with Proxy(store=store, port=0, upstream_openai=emulator.url) as proxy:
-        answers = asyncio.run(converse(socket_url(proxy), [broken]))
+        answers = run_async(converse(socket_url(proxy), [broken]))
         assert proxy.recorder is not None and proxy.recorder.wait(1)
     assert answers[0][-1]["type"] == "error" and answers[0][-1]["status"] == 400
     ((status, failure),) = sqlite3.connect(store).execute("SELECT status, failure FROM exchanges")
@@ -153,7 +153,7 @@ def test_an_upgrade_the_upstream_refuses_reaches_the_client_and_stores_nothing(
     refusing = ThreadedServer(Starlette(routes=[WebSocketRoute("/v1/responses", _refuse)]))
     with refusing, Proxy(store=store, port=0, upstream_openai=refusing.url) as proxy:
         with pytest.raises(InvalidStatus) as refused:
-            asyncio.run(converse(socket_url(proxy), [create("session-d", ["hi"])]))
+            run_async(converse(socket_url(proxy), [create("session-d", ["hi"])]))
         assert proxy.recorder is not None
         proxy.recorder.flush()
     response = refused.value.response
@@ -168,7 +168,7 @@ def test_an_unreachable_upstream_is_a_502_refusal(tmp_path: Path) -> None:
         gone = closed.url  # a port nothing listens on once this server has stopped
     proxy = Proxy(store=tmp_path / "ws.sqlite", port=0, upstream_openai=gone)
     with proxy, pytest.raises(InvalidStatus) as refused:
-        asyncio.run(converse(socket_url(proxy), [create("session-e", ["hi"])]))
+        run_async(converse(socket_url(proxy), [create("session-e", ["hi"])]))
     assert refused.value.response.status_code == 502
     assert "unreachable" in json.loads(refused.value.response.body)["error"]["message"]
 
@@ -196,7 +196,7 @@ def test_handshake_headers_and_a_response_cut_by_the_client(tmp_path: Path) -> N
             return socket.response.headers["x-reasoning-included"], json.loads(first), second
 
     with upstream, Proxy(store=store, port=0, upstream_openai=upstream.url) as proxy:
-        header, event, data = asyncio.run(leave_early(socket_url(proxy)))
+        header, event, data = run_async(leave_early(socket_url(proxy)))
         assert proxy.recorder is not None and proxy.recorder.wait(1)
     assert header == "true" and event["response"]["id"] == "resp_half" and data == b"\x00binary"
     ((status, failure, body),) = sqlite3.connect(store).execute(
@@ -220,7 +220,7 @@ def test_a_codex_session_of_continuations_is_audited_without_a_break(
     summary = Summary(emit=lines.append)
     listeners: list[Any] = [heard, summary]
     with Proxy(store=store, port=0, upstream_openai=emulator.url, listeners=listeners) as proxy:
-        answers = asyncio.run(continue_on_one_socket(socket_url(proxy), first, turns))
+        answers = run_async(continue_on_one_socket(socket_url(proxy), first, turns))
         assert proxy.recorder is not None and proxy.recorder.wait(4)
         heard.wait_for(8)  # each request arrived and finished
     summary.close()
