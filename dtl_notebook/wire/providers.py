@@ -1,7 +1,8 @@
 """The provider table: one `ProviderSpec` row per provider, and the registry of its parts.
 
 A row's plain data (endpoint, upstream family, API-key variable, SDK roots, stream format,
-native searches, load modes, default model) is in `data/providers.json`. The code parts live
+native searches, load modes, default model, and how the provider caches, reports usage and is
+called) is in `data/providers.json`, whose `_doc` describes every column. The code parts live
 in the layers that own them: each layer declares a `Part` (the adapters' `build` and `parse`
 here in wire, the renderer in context, the cache rule in cache, the emulated reply in live)
 and registers one entry per provider into it. Every dispatch reads the row or the part, never
@@ -32,6 +33,7 @@ __all__ = [
     "all_parts",
     "by_endpoint",
     "check_provider",
+    "marked_provider",
     "provider_at",
     "spec",
 ]
@@ -61,6 +63,25 @@ class ProviderSpec:
     native_searches: tuple[str, ...]
     load_modes: tuple[str, ...]
     default_model: str
+    cache_marks: str  # "breakpoints" (cache_control blocks) or "automatic"
+    settings_cached_after: str | None  # the part the cached-on settings sit in front of
+    diagnosis: str | None  # the provider's own cache-miss diagnosis, by style
+    diagnosis_reasons: dict[str, str] | None  # request part -> its reason word
+    usage_split: tuple[str, str, str] | None  # (cached, written, uncached) usage fields
+    usage_details: tuple[str, str] | None  # (the object holding cached_tokens, input total)
+    key_header: str  # "x-api-key" or "bearer"
+    smallest_answer: tuple[str, int]  # the output-length field and its least value
+    older_answer_field: str | None  # a deprecated name of that field it still takes
+    retention: str  # the entry of cache/data/retention.json
+    harmony: str | None  # "responses" or "chat": how the harmony renderer walks it
+    harmony_note: str | None
+    native_growth_effect: str | None
+    body_signs: tuple[dict[str, Any], ...]  # what a body written for it shows (body_signs.py)
+
+    @property
+    def marks_breakpoints(self) -> bool:
+        """Whether its requests mark the cached prefix with cache_control blocks."""
+        return self.cache_marks == "breakpoints"
 
     @property
     def route(self) -> str:
@@ -159,6 +180,12 @@ def _near(name: str) -> list[str]:
 def spec(provider: object) -> ProviderSpec:
     """The row of a provider (UnknownProviderError for a name not in the table)."""
     return SPECS[check_provider(provider)]
+
+
+def marked_provider() -> ProviderSpec:
+    """The first provider whose requests carry cache_control breakpoints (whose `ttl` a mark
+    names)."""
+    return next(row for row in SPECS.values() if row.marks_breakpoints)
 
 
 def by_endpoint() -> dict[str, ProviderSpec]:

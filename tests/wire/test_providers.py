@@ -15,13 +15,12 @@ import dtl_notebook
 import dtl_notebook.cache.prefix_rules
 import dtl_notebook.context.model
 import dtl_notebook.live.emulator  # each layer registers its parts on import
+from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.live.emulator.stream import _STREAMS
 from dtl_notebook.live.transport import live_transport
 from dtl_notebook.notebook.copying import curl_command
 from dtl_notebook.wire import PARSE, parse_response
 from dtl_notebook.wire.modes import LOAD_MODES, SEARCH_MODES, check_modes
-from dtl_notebook.wire.provider_traits import _table as _traits_table
-from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.providers import (
     PROVIDERS,
     SPECS,
@@ -83,7 +82,14 @@ def test_every_row_has_every_field(name: str) -> None:
     row = spec(name)
     for field in fields(row):
         value = getattr(row, field.name)
-        optional = field.name in ("extra_paths", "hosts", "native_searches", "load_modes")
+        empty = field.name in (
+            "extra_paths",
+            "hosts",
+            "native_searches",
+            "load_modes",
+            "body_signs",
+        )
+        optional = empty or "None" in str(field.type)  # a column that may be null
         assert optional or value, f"{name}: {field.name} is empty"
     assert row.family in ("anthropic", "openai")
     assert row.key_variable.isupper() and row.key_variable.endswith("_API_KEY")
@@ -159,8 +165,9 @@ def test_a_registered_row_without_a_part_names_where_to_add_it(
 
 
 def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An OpenAI-compatible provider at its own host: one row (and its parts) and the URL
-    reading, the transport, the curl line and the reply parser all find it."""
+    """An OpenAI-compatible provider at its own host: one row (its behaviour columns copied
+    from the plain Chat row) and its parts, and the URL reading, the transport, the curl line,
+    the reply parser and the usage reading all find it."""
     row = replace(
         SPECS["openai-chat"],
         name="compatible",  # type: ignore[arg-type]
@@ -171,10 +178,6 @@ def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.Mon
     )
     monkeypatch.setitem(SPECS, "compatible", row)
     monkeypatch.setitem(PARSE._entries, "compatible", PARSE["openai-chat"])
-    # its behaviour columns: a row of data/provider_traits.json, here the plain Chat one's
-    monkeypatch.setitem(
-        _traits_table(), "compatible", replace(traits("openai-chat"), name="compatible")
-    )
     assert check_provider("compatible") == "compatible"
     assert provider_at("https://api.compatible.example/v1/chat/completions") == "compatible"
     assert provider_at("https://api.openai.com/v1/chat/completions") == "openai-chat"
@@ -195,3 +198,5 @@ def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.Mon
         ],
     }
     assert parse_response(body, "compatible").message.text == "hi"
+    usage = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 40}}
+    assert reported_usage({"usage": usage}, "compatible") == Usage(40, 0, 60, 100)
