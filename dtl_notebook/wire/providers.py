@@ -24,6 +24,10 @@ from dtl_notebook.agent.checks import shown
 from dtl_notebook.agent.errors import InvalidArgumentError
 
 __all__ = [
+    "ANTHROPIC",
+    "KIMI",
+    "OPENAI_CHAT",
+    "OPENAI_RESPONSES",
     "PROVIDERS",
     "SPECS",
     "Part",
@@ -41,6 +45,11 @@ __all__ = [
 # the one union of provider names (a row of data/providers.json each)
 Provider = Literal["anthropic", "openai-responses", "openai-chat", "kimi"]
 PROVIDERS: tuple[Provider, ...] = get_args(Provider)
+# each name once more as a constant, for the modules that register a part per provider
+ANTHROPIC: Provider = "anthropic"
+OPENAI_RESPONSES: Provider = "openai-responses"
+OPENAI_CHAT: Provider = "openai-chat"
+KIMI: Provider = "kimi"
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,8 @@ class ProviderSpec:
     native_searches: tuple[str, ...]
     load_modes: tuple[str, ...]
     default_model: str
+    shape: str  # "messages", "responses" or "chat": the API its bodies are written in
+    fit: str | None  # "claude" or "openai": its fitted context estimate, None: none
     cache_marks: str  # "breakpoints" (cache_control blocks) or "automatic"
     settings_cached_after: str | None  # the part the cached-on settings sit in front of
     diagnosis: str | None  # the provider's own cache-miss diagnosis, by style

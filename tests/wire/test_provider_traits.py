@@ -50,6 +50,8 @@ def test_each_row_holds_values_its_readers_take(name: str) -> None:
     assert field.startswith("max_") and least >= 1
     assert retention(name).provider == row.retention
     assert row.harmony in (None, "responses", "chat")
+    assert row.shape in ("messages", "responses", "chat")
+    assert row.fit in (None, "claude", "openai")
     native = bool(SPECS[name].native_searches)
     assert (row.native_growth_effect is not None) == native
 

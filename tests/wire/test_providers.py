@@ -16,6 +16,8 @@ import dtl_notebook.cache.prefix_rules
 import dtl_notebook.context.model
 import dtl_notebook.live.emulator  # each layer registers its parts on import
 from dtl_notebook.cache.reported import Usage, reported_usage
+from dtl_notebook.context.request_kinds import request_kind
+from dtl_notebook.context.server_loop import ModelCalls, model_calls
 from dtl_notebook.live.emulator.stream import _STREAMS
 from dtl_notebook.live.transport import live_transport
 from dtl_notebook.notebook.copying import curl_command
@@ -61,6 +63,17 @@ DISPATCH_SITES = (
     "live/keep_warmer.py",
     "live/threads.py",
     "proxy/diagnostics.py",
+    "context/request_kinds.py",
+    "context/calibration.py",
+    "context/server_loop.py",
+    "context/tokens.py",
+    "context/media.py",
+    "context/content_rules.py",
+    "context/render_anthropic.py",
+    "context/anthropic_media.py",
+    "live/emulator/request_view.py",
+    "wire/lenient.py",
+    "wire/validate.py",
 )
 # modules that dispatch on the upstream family (its origin, auth and error shape), whose names
 # are written there as the proxy's settings and records spell them ("anthropic", "openai")
@@ -200,3 +213,5 @@ def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.Mon
     assert parse_response(body, "compatible").message.text == "hi"
     usage = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 40}}
     assert reported_usage({"usage": usage}, "compatible") == Usage(40, 0, 60, 100)
+    assert model_calls({"usage": usage}, "compatible") == ModelCalls(1, 100, 100)
+    assert request_kind("compatible", {"model": "compatible-1", "messages": []}) == "openai_tools"
