@@ -72,6 +72,7 @@ DISPATCH_SITES = (
     "context/render_anthropic.py",
     "context/anthropic_media.py",
     "live/emulator/request_view.py",
+    "live/emulator/cli.py",
     "wire/lenient.py",
     "wire/validate.py",
 )
