@@ -24,6 +24,10 @@ from dtl_notebook.notebook.copying import curl_command
 from dtl_notebook.wire import PARSE, parse_response
 from dtl_notebook.wire.modes import LOAD_MODES, SEARCH_MODES, check_modes
 from dtl_notebook.wire.providers import (
+    ANTHROPIC,
+    KIMI,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
     PROVIDERS,
     SPECS,
     Provider,
@@ -89,6 +93,7 @@ FAMILIES = frozenset(row.family for row in SPECS.values())
 
 def test_the_union_and_the_table_name_the_same_providers() -> None:
     assert get_args(Provider) == PROVIDERS == tuple(SPECS)
+    assert (ANTHROPIC, OPENAI_RESPONSES, OPENAI_CHAT, KIMI) == PROVIDERS  # the named constants
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
