@@ -14,7 +14,7 @@ from typing import Any
 from dtl_notebook._reuse.frozen import shared_prefix
 from dtl_notebook.cache.retention import retention
 from dtl_notebook.context.model import ModelContext, Segment
-from dtl_notebook.wire.provider_traits import marked_provider
+from dtl_notebook.wire.providers import marked_provider
 from dtl_notebook.wire.shape_errors import Path
 
 

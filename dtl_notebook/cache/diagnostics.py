@@ -17,7 +17,7 @@ from typing import Any
 
 from dtl_notebook.cache.causes import BreakCause, Part
 from dtl_notebook.cache.codes import code
-from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import spec
 
 # the provider's reason -> the parts of the request our causes may name for it
 _REASON_PARTS = {
@@ -58,7 +58,7 @@ def provider_diagnosis(
     data = response if isinstance(response, dict) else _dump(response)
     if not isinstance(data, dict):
         return None
-    style = traits(provider).diagnosis  # the table says which diagnosis the provider gives
+    style = spec(provider).diagnosis  # the table says which diagnosis the provider gives
     if style == "message-diagnostics":
         return _message(data, request, provider)
     if style == "prompt-cache-diagnostics":
@@ -131,5 +131,5 @@ def provider_reason(provider: str, cause: BreakCause | None) -> str | None:
     part = cause_part(cause)
     if part is None:
         return None
-    table = traits(provider).diagnosis_reasons
+    table = spec(provider).diagnosis_reasons
     return table[part] if table else None  # a provider without a diagnosis gives no reason

@@ -24,7 +24,7 @@ from dtl_notebook.cache.findings import Finding, finding
 from dtl_notebook.cache.prefix_rules import cache_rule
 from dtl_notebook.context.model import ModelContext, model_context
 from dtl_notebook.wire.problems import as_list
-from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.rules import cache_marks, too_many_breakpoints
 from dtl_notebook.wire.search_tools import is_search_tool
 from dtl_notebook.wire.shape_errors import format_path
@@ -55,7 +55,7 @@ def lint(
     found: list[Finding] = []
     found += _volatile(ctx)
     found += _sections(payload)
-    if traits(provider).marks_breakpoints:  # the breakpoint rules bind where marks are sent
+    if spec(provider).marks_breakpoints:  # the breakpoint rules bind where marks are sent
         found += _breakpoints(payload, ctx, provider)
     held = capabilities(provider, model)  # the fixes this model can take
     return [replace(f, capabilities=held) for f in found]

@@ -41,7 +41,7 @@ from dtl_notebook.context.model import ModelContext
 from dtl_notebook.context.request_kinds import tool_kinds
 from dtl_notebook.wire.cache_limits import LOOKBACK_BLOCKS
 from dtl_notebook.wire.profiles import ModelProfile, profile_for
-from dtl_notebook.wire.providers import Part
+from dtl_notebook.wire.providers import ANTHROPIC, KIMI, OPENAI_CHAT, OPENAI_RESPONSES, Part
 
 # each provider's part in this layer: its cache rule from its model profile (and overrides)
 CACHE_RULES: Part[Callable[[str, str, ModelProfile, dict[str, Any]], CacheRule]] = Part(
@@ -190,7 +190,7 @@ def shared_prefix(
     return tokens, tuple(t for t in types if openai_hosted_unpublished(t))
 
 
-CACHE_RULES.register("anthropic", _breakpoint_rule)
-CACHE_RULES.register("openai-responses", _openai_rule)
-CACHE_RULES.register("openai-chat", _openai_rule)
-CACHE_RULES.register("kimi", _assumed_rule)
+CACHE_RULES.register(ANTHROPIC, _breakpoint_rule)
+CACHE_RULES.register(OPENAI_RESPONSES, _openai_rule)
+CACHE_RULES.register(OPENAI_CHAT, _openai_rule)
+CACHE_RULES.register(KIMI, _assumed_rule)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dtl_notebook.wire.provider_traits import traits
-from dtl_notebook.wire.providers import SPECS
+from dtl_notebook.wire.providers import SPECS, spec
 from dtl_notebook.wire.reply import ResponseFormatError
 
 __all__ = ["Usage", "reported_usage"]
@@ -59,7 +58,7 @@ def reported_usage(response: Any, provider: str) -> Usage | None:
             )
         return value
 
-    row = traits(provider)
+    row = spec(provider)
     if row.usage_split:  # Anthropic reports all three cache figures apart on every reply
         cached, written, uncached = (count(usage, key) for key in row.usage_split)
         return Usage(cached, written, uncached, cached + written + uncached)
@@ -87,7 +86,7 @@ def _details(usage: dict[str, Any], own: tuple[str, str] | None) -> tuple[str, s
     if own is not None and own[0] in usage:
         return own
     for provider in SPECS:
-        found = traits(provider).usage_details
+        found = spec(provider).usage_details
         if found is not None and found[0] in usage:
             return found
     if own is None:

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from dtl_notebook.wire.provider_traits import traits
-from dtl_notebook.wire.providers import SPECS
+from dtl_notebook.wire.providers import SPECS, spec
 
 __all__ = ["Retention", "request_ttl", "retention"]
 
@@ -57,7 +56,7 @@ def _table() -> dict[str, Retention]:
 
 def retention(provider: str) -> Retention:
     """The retention of `provider` (both OpenAI APIs share one); KeyError names the known."""
-    entry = traits(provider).retention if provider in SPECS else provider  # the table's row
+    entry = spec(provider).retention if provider in SPECS else provider  # the table's row
     try:
         return _table()[entry]
     except KeyError:

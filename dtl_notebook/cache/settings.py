@@ -22,7 +22,7 @@ from typing import Any
 from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.cache.codes import CODES
 from dtl_notebook.context.model import ModelContext, Segment
-from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import spec
 
 Getter = Callable[[dict[str, Any]], Any]
 
@@ -127,7 +127,7 @@ def cache_view(ctx: ModelContext, settings_salt: str) -> ModelContext:
     one text; elsewhere the settings mixed into the seed (they sit ahead of everything)."""
     # where the settings sit in the cached prefix (the table's settings_cached_after): ahead of
     # the messages (Anthropic), ahead of everything (OpenAI)
-    if traits(ctx.provider).settings_cached_after == "messages":
+    if spec(ctx.provider).settings_cached_after == "messages":
         head = ctx.segments[:8]
         if not any(s.kind == "hidden" and s.label in _CHOICE_SIZED for s in head):
             return ctx

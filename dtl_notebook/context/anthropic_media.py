@@ -10,7 +10,7 @@ from dtl_notebook.context.content_rules import UNPUBLISHED
 from dtl_notebook.context.media import (
     anthropic_image_tokens,
     anthropic_pdf_tokens,
-    billing,
+    claude_billing,
     media_key,
 )
 from dtl_notebook.context.segments import block_text
@@ -74,7 +74,7 @@ def media_block(
             new_block=kind == "message",
         )
     else:  # by URL or file id: its pages are not in the request
-        rule = billing()["anthropic"]["pdf"]["unknown_rule"]
+        rule = claude_billing()["pdf"]["unknown_rule"]
         out.notes.append(
             f"{UNPUBLISHED}the document at {path} ({given}): unknown until the provider "
             f"answers ({rule})"

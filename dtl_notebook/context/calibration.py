@@ -16,12 +16,15 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from dtl_notebook.wire.providers import ANTHROPIC, spec
+
 __all__ = [
     "Estimate",
     "anthropic_tool_framing",
     "anthropic_tool_prompt",
     "band",
     "calibration",
+    "claude_fit",
     "estimate_for",
     "openai_tool_search",
 ]
@@ -33,6 +36,12 @@ def calibration() -> dict[str, Any]:
     text = resources.files("dtl_notebook.context").joinpath("data/calibration.json").read_text()
     data: dict[str, Any] = json.loads(text)
     return data
+
+
+def claude_fit() -> dict[str, Any]:
+    """The calibration data's Claude section (its fitted factors, framing and tool prompts)."""
+    section: dict[str, Any] = calibration()[ANTHROPIC]
+    return section
 
 
 @dataclass(frozen=True)
@@ -90,14 +99,14 @@ def anthropic_tool_framing(model: str) -> bool:
     """Whether `model`'s generation adds the fitted framing beyond the published tool-use
     prompt (Claude 4.5 and later; not Claude 4.0 / 4.1 or 3, `tool_prompt_without_unpublished`)."""
     name = model.strip().lower()
-    without = calibration()["anthropic"]["tool_prompt_without_unpublished"]["models"]
+    without = claude_fit()["tool_prompt_without_unpublished"]["models"]
     return not any(name.startswith(prefix) for prefix in without)
 
 
 def anthropic_tool_prompt(model: str, tool_choice: str) -> tuple[int | None, int]:
     """(published tool-use system prompt size or None, fitted unpublished extra) for `model`:
     the extra is 0 on a generation without it (`anthropic_tool_framing`)."""
-    data = calibration()["anthropic"]
+    data = claude_fit()
     column = "any" if tool_choice in ("any", "tool") else "auto"
     name = model.strip().lower()
     published = next(
@@ -116,13 +125,14 @@ def estimate_for(provider: str, method: str, kind: str | None = None) -> Estimat
     """The estimate label for a context whose text was counted with tokenizer `method`, with
     the band measured on requests of `kind` (`request_kinds.request_kind`)."""
     p90, requests, title = band(kind)
-    if provider == "anthropic":
-        data = calibration()["anthropic"]
+    fit = spec(provider).fit  # the table says which fitted estimate sizes its context
+    if fit == "claude":
+        data = claude_fit()
         label = (
             f"Claude: o200k \u00d7 {data['factor']:g} (prose) / {data['json_factor']:g} (JSON)"
             " + tool prompt and framing"
         )
-    elif provider in ("openai-responses", "openai-chat"):
+    elif fit == "openai":
         label = f"{method}, functions as declarations + fitted framing"
     else:
         label = method

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dtl_notebook.context.media import billing
+from dtl_notebook.context.media import billing, claude_billing
 
 __all__ = [
     "UNPUBLISHED",
@@ -39,7 +39,7 @@ def keeps_prior_thinking(model: str) -> bool:
         family, version = match.group(1), (int(match.group(2)), int(match.group(3) or 0))
     else:
         family, version = match.group(6), (int(match.group(4)), int(match.group(5)))
-    floor = billing()["anthropic"]["thinking"]["keeps_all"].get(family)
+    floor = claude_billing()["thinking"]["keeps_all"].get(family)
     return floor is not None and version >= tuple(floor)
 
 
@@ -65,7 +65,7 @@ def current_turn_start(items: list[Any], results: tuple[str, ...] = ("tool_resul
 def server_tool_prompt(tool_type: str) -> tuple[int | None, bool]:
     """(published prompt size or None, whether the tool is a server/client tool with a prompt
     of its own) for an Anthropic tool `type` such as "bash_20250124" or "web_search_20250305"."""
-    rules = billing()["anthropic"]["server_tools"]
+    rules = claude_billing()["server_tools"]
     for prefix, tokens in rules["published"].items():
         if tool_type.startswith(prefix):
             return int(tokens), True

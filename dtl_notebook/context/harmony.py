@@ -60,14 +60,13 @@ from openai_harmony import (  # type: ignore[import-untyped]
 
 from dtl_notebook.context.harmony_encoding import harmony_encoding
 from dtl_notebook.context.harmony_messages import ConversationBuilder
-from dtl_notebook.wire.provider_traits import traits
-from dtl_notebook.wire.providers import SPECS
+from dtl_notebook.wire.providers import SPECS, spec
 from dtl_notebook.wire.request import WireRequest
 
 __all__ = ["PROVIDERS", "HarmonyRendering", "harmony_encoding", "render_harmony"]
 
 # the providers whose bodies harmony can render (the table's `harmony` column)
-PROVIDERS: Final = tuple(name for name in SPECS if traits(name).harmony)
+PROVIDERS: Final = tuple(name for name in SPECS if spec(name).harmony)
 
 _START: Final = "<|start|>"
 
@@ -126,7 +125,7 @@ def render_harmony(
             f"{', '.join(PROVIDERS)}"
         )
     renderer = ConversationBuilder(provider, payload)
-    row = traits(provider)
+    row = spec(provider)
     if row.harmony == "responses":
         renderer.responses()
     else:

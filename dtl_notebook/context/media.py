@@ -20,11 +20,14 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from dtl_notebook.wire.providers import ANTHROPIC
+
 __all__ = [
     "ImageTokens",
     "anthropic_image_tokens",
     "anthropic_pdf_tokens",
     "billing",
+    "claude_billing",
     "claude_image_tokens",
     "image_size",
     "media_key",
@@ -41,6 +44,12 @@ def billing() -> dict[str, Any]:
     text = resources.files("dtl_notebook.context").joinpath("data/billing.json").read_text()
     data: dict[str, Any] = json.loads(text)
     return data
+
+
+def claude_billing() -> dict[str, Any]:
+    """The billing rules' Claude section (images, PDFs, thinking, server tools)."""
+    section: dict[str, Any] = billing()[ANTHROPIC]
+    return section
 
 
 @dataclass(frozen=True)
@@ -148,7 +157,7 @@ def _source_size(source: Any) -> tuple[int, int] | None:
 
 def claude_image_tokens(width: int, height: int) -> int:
     """Tokens Claude bills for a `width` x `height` image: (w * h) / 750 after the downscale."""
-    rule = billing()["anthropic"]["image"]
+    rule = claude_billing()["image"]
     per_token = float(rule["pixels_per_token"])
     scale = min(
         1.0,
@@ -161,7 +170,7 @@ def claude_image_tokens(width: int, height: int) -> int:
 
 def anthropic_image_tokens(source: Any) -> ImageTokens:
     """Tokens Claude bills for an image block's `source` (base64 data; else size unknown)."""
-    rule = billing()["anthropic"]["image"]
+    rule = claude_billing()["image"]
     size = _source_size(source)
     if size is None:  # unknown until the provider answers: counted as 0, the rule named
         return ImageTokens(0, 0, 0, True, str(rule["unknown_size_rule"]))
@@ -240,7 +249,7 @@ def anthropic_pdf_tokens(data: str, count_text: Any) -> tuple[int, int, bool]:
     except (binascii.Error, ValueError):
         raw = b""
     pages, (width, height), text = pdf_pages(raw)
-    rule = billing()["anthropic"]
+    rule = claude_billing()
     long_edge = float(rule["image"]["long_edge"])
     scale = long_edge / max(width, height)
     page_image = claude_image_tokens(int(width * scale), int(height * scale))

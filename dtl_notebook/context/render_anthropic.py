@@ -21,7 +21,7 @@ from dtl_notebook.context.anthropic_media import media_block
 from dtl_notebook.context.calibration import (
     anthropic_tool_framing,
     anthropic_tool_prompt,
-    calibration,
+    claude_fit,
 )
 from dtl_notebook.context.collector import Collector
 from dtl_notebook.context.content_rules import (
@@ -39,7 +39,7 @@ _THINKING = ("thinking", "redacted_thinking")
 
 def per_block() -> int:
     """Framing tokens Anthropic adds around each content block (fitted)."""
-    return int(calibration()["anthropic"]["per_block"])
+    return int(claude_fit()["per_block"])
 
 
 def render(payload: dict[str, Any], out: Collector) -> None:
@@ -196,19 +196,19 @@ def _hidden(payload: dict[str, Any], tools: list[Any], out: Collector) -> None:
         else "none on this model generation (measured)"
     )
     out.hidden("tool-use framing", unpublished, "tools", framing_why)
-    search_prompts = calibration()["anthropic"]["tool_search_prompt"]
+    search_prompts = claude_fit()["tool_search_prompt"]
     for i, tool in enumerate(tools):
         kind = str(tool.get("type", "")) if isinstance(tool, dict) else ""
         prefix = next((p for p in search_prompts if kind.startswith(p)), None)
         if prefix is not None:
             out.hidden(f"{prefix} prompt", int(search_prompts[prefix]), f"tools.{i}", "fitted")
         published, own_prompt = server_tool_prompt(kind)
-        fitted = calibration()["anthropic"]["server_tool_prompt"].get(kind)
+        fitted = claude_fit()["server_tool_prompt"].get(kind)
         if published is not None:
             out.hidden(f"{kind} prompt", published, f"tools.{i}", "published")
         elif own_prompt and fitted is not None:  # this type and version, fitted on real usage
             out.hidden(f"{kind} prompt", int(fitted), f"tools.{i}", "fitted on real usage")
-            if kind not in calibration()["anthropic"]["server_tool_prompt_held_out"]:
+            if kind not in claude_fit()["server_tool_prompt_held_out"]:
                 out.notes.append(
                     f"{UNPUBLISHED}the {kind} server-tool prompt (fitted on one recording)"
                 )
@@ -225,9 +225,7 @@ def _thinking_settings(payload: dict[str, Any], out: Collector) -> None:
     none where tools are present (measured: `thinking_instruction_with_tools_source`)."""
     thinking = payload.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
-        tokens = (
-            0 if payload.get("tools") else int(calibration()["anthropic"]["thinking_instruction"])
-        )
+        tokens = 0 if payload.get("tools") else int(claude_fit()["thinking_instruction"])
         out.hidden("extended-thinking instruction", tokens, "thinking", dump(thinking))
 
 
@@ -238,7 +236,7 @@ def _structured_output(payload: dict[str, Any], out: Collector) -> None:
     schema = output_schema(payload)
     if schema is None:
         return
-    fit = calibration()["anthropic"]["structured_output"]
+    fit = claude_fit()["structured_output"]
     schema_tokens = out.counter.count(dump(schema))
     tokens = math.ceil(float(fit["schema_copies"]) * schema_tokens) + int(fit["instruction"])
     out.hidden("structured-output prompt", tokens, "output_config", "schema + fitted instruction")

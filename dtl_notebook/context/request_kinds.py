@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from dtl_notebook._reuse.prefix import PrefixScan, plain_head
 from dtl_notebook.context.content_rules import output_schema, server_tool_prompt
+from dtl_notebook.wire.providers import spec
 
 __all__ = ["KINDS", "item_types", "request_kind", "tool_kinds"]
 
@@ -137,9 +138,10 @@ def request_kind(provider: str, payload: dict[str, Any]) -> str | None:
     """The kind id (a key of `KINDS`) of a request, or None for a provider with no bands."""
     listed = payload.get("tools")
     tools: list[Any] = listed if isinstance(listed, list) else []
-    if provider == "anthropic":
+    fit = spec(provider).fit  # the table says whose bands its requests are measured in
+    if fit == "claude":
         return _anthropic(payload, tools)
-    if provider not in ("openai-responses", "openai-chat"):
+    if fit != "openai":
         return None
     blocks = item_types(payload)
     kinds = tool_kinds(tools)

@@ -24,6 +24,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from dtl_notebook.wire.providers import ANTHROPIC, SPECS
+
 __all__ = ["InputComparison", "ModelCalls", "compare_input", "model_calls"]
 
 _INPUT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -90,14 +92,16 @@ def _responses_calls(response: dict[str, Any]) -> ModelCalls:
     return ModelCalls(calls, total, total if calls == 1 else None)
 
 
-def model_calls(response: Any, provider: str = "anthropic") -> ModelCalls:
+def model_calls(response: Any, provider: str = ANTHROPIC) -> ModelCalls:
     """The model calls a response covers: Anthropic (a JSON body, or a stream's text) or
     OpenAI Responses (a JSON body). Other providers run no tools inside a request."""
-    if provider == "openai-responses" and isinstance(response, dict):
+    row = SPECS.get(provider)  # a name outside the table: one call, its prompt_tokens
+    shape = row.shape if row else None  # the API its reply is written in
+    if shape == "responses" and isinstance(response, dict):
         return _responses_calls(response)
     if not isinstance(response, (dict, str)):
         return ModelCalls(1, None, None)  # nothing readable: one call, figure unknown
-    if provider != "anthropic":
+    if shape != "messages":
         usage = response.get("usage") if isinstance(response, dict) else None
         total = usage.get("prompt_tokens") if isinstance(usage, dict) else None
         return ModelCalls(1, total, total)

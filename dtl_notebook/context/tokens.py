@@ -19,9 +19,9 @@ from typing import Final
 import tiktoken
 import tiktoken.model
 
-from dtl_notebook.context.calibration import calibration
+from dtl_notebook.context.calibration import claude_fit
 from dtl_notebook.context.offline_encodings import PINNED_SHA256, get_encoding
-from dtl_notebook.wire.providers import Part
+from dtl_notebook.wire.providers import ANTHROPIC, KIMI, OPENAI_CHAT, OPENAI_RESPONSES, Part
 
 __all__ = [
     "ANTHROPIC_FACTOR",
@@ -41,8 +41,8 @@ __all__ = [
 #: vocabulary splits more finely than o200k's. Both are fitted, together with the hidden prompts
 #: and framing that `model_context` adds, against input tokens the API reported for real
 #: recorded requests (`context/data/calibration.json`, `benchmarks/calibrate.py`).
-ANTHROPIC_FACTOR: Final[float] = float(calibration()["anthropic"]["factor"])
-ANTHROPIC_JSON_FACTOR: Final[float] = float(calibration()["anthropic"]["json_factor"])
+ANTHROPIC_FACTOR: Final[float] = float(claude_fit()["factor"])
+ANTHROPIC_JSON_FACTOR: Final[float] = float(claude_fit()["json_factor"])
 
 #: Kimi (Moonshot) models use their own tiktoken-style BPE vocabulary, which is not bundled here;
 #: the o200k_base count is used unscaled and labelled as an estimate.
@@ -164,7 +164,7 @@ def count_tokens(text: str, provider: str, model: str) -> int:
     return encoding_for(provider, model).count(text)
 
 
-TOKENIZERS.register("anthropic", _claude_counter)
-TOKENIZERS.register("openai-responses", _openai_counter)
-TOKENIZERS.register("openai-chat", _openai_counter)
-TOKENIZERS.register("kimi", _kimi_counter)
+TOKENIZERS.register(ANTHROPIC, _claude_counter)
+TOKENIZERS.register(OPENAI_RESPONSES, _openai_counter)
+TOKENIZERS.register(OPENAI_CHAT, _openai_counter)
+TOKENIZERS.register(KIMI, _kimi_counter)

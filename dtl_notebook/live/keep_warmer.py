@@ -17,7 +17,7 @@ from dtl_notebook.cache.keep_warm import KeepWarm, RefreshDecision, refresh_deci
 from dtl_notebook.cache.prices import Price
 from dtl_notebook.live.transport import redact
 from dtl_notebook.wire import WireRequest
-from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import spec
 
 __all__ = ["KeepWarmer", "keep_warm_policy", "refresh_request"]
 
@@ -36,7 +36,7 @@ def keep_warm_policy(value: Any) -> KeepWarm | None:
 def refresh_request(request: WireRequest) -> WireRequest:
     """`request` again, asking for the smallest answer: it reads the same prefix."""
     payload = request.plain()
-    row = traits(request.provider)  # the smallest answer it takes: only the prompt is read
+    row = spec(request.provider)  # the smallest answer it takes: only the prompt is read
     field, smallest = row.smallest_answer
     older = row.older_answer_field
     if older is not None and older in payload:  # the body's own name for the field

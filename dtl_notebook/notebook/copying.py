@@ -12,7 +12,6 @@ from typing import Any
 
 from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.validate import required_betas
 
@@ -49,7 +48,7 @@ def curl_head(rec: RequestRecord) -> str:
     row = spec(rec.provider)
     url, variable = row.endpoint_url, row.key_variable
     headers = ["content-type: application/json"]
-    if traits(rec.provider).key_header == "x-api-key":  # its own key header and version
+    if spec(rec.provider).key_header == "x-api-key":  # its own key header and version
         headers += [f"x-api-key: ${variable}", f"anthropic-version: {ANTHROPIC_VERSION}"]
         betas = required_betas(rec.payload, rec.provider)
         if betas:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.wire.profiles import profile_for
-from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import spec
 
 
 def with_diagnostics(
@@ -24,7 +24,7 @@ def with_diagnostics(
 ) -> tuple[dict[str, Any], str] | None:
     """(the body with the diagnostics field, what was added), or None where nothing is."""
     model = request.get("model")
-    style = traits(provider).diagnosis  # which field asks this provider for its diagnosis
+    style = spec(provider).diagnosis  # which field asks this provider for its diagnosis
     if style == "message-diagnostics":
         if "diagnostics" in request:
             return None

@@ -1,14 +1,13 @@
 """The provider a request body was written for, told by its shape alone (a capture without
 the URL it went to), from the signs the provider table lists for each row (`body_signs` in
-`data/provider_traits.json`)."""
+`data/providers.json`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from dtl_notebook.wire.provider_traits import traits
-from dtl_notebook.wire.providers import SPECS
+from dtl_notebook.wire.providers import SPECS, spec
 
 __all__ = ["provider_of_body"]
 
@@ -17,13 +16,13 @@ def provider_of_body(payload: dict[str, Any]) -> str:
     """The row whose sign the body shows first (the lowest rank), else the row with no signs
     (a plain body)."""
     signs = sorted(
-        ((sign["rank"], name, sign) for name in SPECS for sign in traits(name).body_signs),
+        ((sign["rank"], name, sign) for name in SPECS for sign in spec(name).body_signs),
         key=lambda ranked: ranked[0],
     )
     for _, name, sign in signs:
         if _shows(payload, sign):
             return name
-    return next(name for name in SPECS if not traits(name).body_signs)
+    return next(name for name in SPECS if not spec(name).body_signs)
 
 
 def _shows(payload: dict[str, Any], sign: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from dtl_notebook.wire.api_items import as_typed, note, typed_tool
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.shape_errors import WireValidationError
 from dtl_notebook.wire.validate import validate_payload
 
@@ -35,7 +36,7 @@ _SOCKET_TYPED = frozenset({"generate"})
 def with_api_defaults(payload: dict[str, Any], provider: str) -> tuple[dict[str, Any], list[str]]:
     """`payload` with the fields the API defaults filled in (a copy where anything is
     filled; the original is never changed), and a note per kind of omission."""
-    if provider != "openai-responses" or not isinstance(payload, dict):
+    if spec(provider).shape != "responses" or not isinstance(payload, dict):
         return payload, []
     missing: dict[str, list[str]] = {}
     body = dict(payload)

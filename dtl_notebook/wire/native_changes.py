@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 
 from dtl_notebook.agent.tools import ToolSpec
-from dtl_notebook.wire.provider_traits import traits
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.tool_changes import ToolChanges
 
 GROWTH_NOTE = (
@@ -87,7 +87,7 @@ def growth_note(changes: ToolChanges, provider: str) -> str | None:
     names = offered_by_change(changes)
     if not names:
         return None
-    effect = traits(provider).native_growth_effect  # how its search renders a deferred tool
+    effect = spec(provider).native_growth_effect  # how its search renders a deferred tool
     if effect is None:
         raise LookupError(f"provider {provider!r} has no native_growth_effect in the table")
     return GROWTH_NOTE.format(names=names, effect=effect)

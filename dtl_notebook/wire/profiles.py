@@ -30,7 +30,7 @@ from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.agent import checks
 from dtl_notebook.agent.errors import InvalidArgumentError
 from dtl_notebook.wire.modes import PROVIDERS, Provider, check_provider
-from dtl_notebook.wire.providers import Part
+from dtl_notebook.wire.providers import ANTHROPIC, KIMI, OPENAI_CHAT, OPENAI_RESPONSES, Part
 
 __all__ = ["PROFILE_FLAGS", "PROVIDERS", "ModelProfile", "check_profile_overrides", "profile_for"]
 
@@ -275,7 +275,7 @@ def _profile(
     return profile, notes
 
 
-PROFILE_FLAGS.register("anthropic", _anthropic)
-PROFILE_FLAGS.register("openai-responses", partial(_openai, responses=True))
-PROFILE_FLAGS.register("openai-chat", partial(_openai, responses=False))
-PROFILE_FLAGS.register("kimi", _kimi)
+PROFILE_FLAGS.register(ANTHROPIC, _anthropic)
+PROFILE_FLAGS.register(OPENAI_RESPONSES, partial(_openai, responses=True))
+PROFILE_FLAGS.register(OPENAI_CHAT, partial(_openai, responses=False))
+PROFILE_FLAGS.register(KIMI, _kimi)

@@ -1,7 +1,8 @@
 """The provider table: one `ProviderSpec` row per provider, and the registry of its parts.
 
 A row's plain data (endpoint, upstream family, API-key variable, SDK roots, stream format,
-native searches, load modes, default model) is in `data/providers.json`. The code parts live
+native searches, load modes, default model, and how the provider caches, reports usage and is
+called) is in `data/providers.json`, whose `_doc` describes every column. The code parts live
 in the layers that own them: each layer declares a `Part` (the adapters' `build` and `parse`
 here in wire, the renderer in context, the cache rule in cache, the emulated reply in live)
 and registers one entry per provider into it. Every dispatch reads the row or the part, never
@@ -23,6 +24,10 @@ from dtl_notebook.agent.checks import shown
 from dtl_notebook.agent.errors import InvalidArgumentError
 
 __all__ = [
+    "ANTHROPIC",
+    "KIMI",
+    "OPENAI_CHAT",
+    "OPENAI_RESPONSES",
     "PROVIDERS",
     "SPECS",
     "Part",
@@ -32,6 +37,7 @@ __all__ = [
     "all_parts",
     "by_endpoint",
     "check_provider",
+    "marked_provider",
     "provider_at",
     "spec",
 ]
@@ -39,6 +45,11 @@ __all__ = [
 # the one union of provider names (a row of data/providers.json each)
 Provider = Literal["anthropic", "openai-responses", "openai-chat", "kimi"]
 PROVIDERS: tuple[Provider, ...] = get_args(Provider)
+# each name once more as a constant, for the modules that register a part per provider
+ANTHROPIC: Provider = "anthropic"
+OPENAI_RESPONSES: Provider = "openai-responses"
+OPENAI_CHAT: Provider = "openai-chat"
+KIMI: Provider = "kimi"
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,27 @@ class ProviderSpec:
     native_searches: tuple[str, ...]
     load_modes: tuple[str, ...]
     default_model: str
+    shape: str  # "messages", "responses" or "chat": the API its bodies are written in
+    fit: str | None  # "claude" or "openai": its fitted context estimate, None: none
+    cache_marks: str  # "breakpoints" (cache_control blocks) or "automatic"
+    settings_cached_after: str | None  # the part the cached-on settings sit in front of
+    diagnosis: str | None  # the provider's own cache-miss diagnosis, by style
+    diagnosis_reasons: dict[str, str] | None  # request part -> its reason word
+    usage_split: tuple[str, str, str] | None  # (cached, written, uncached) usage fields
+    usage_details: tuple[str, str] | None  # (the object holding cached_tokens, input total)
+    key_header: str  # "x-api-key" or "bearer"
+    smallest_answer: tuple[str, int]  # the output-length field and its least value
+    older_answer_field: str | None  # a deprecated name of that field it still takes
+    retention: str  # the entry of cache/data/retention.json
+    harmony: str | None  # "responses" or "chat": how the harmony renderer walks it
+    harmony_note: str | None
+    native_growth_effect: str | None
+    body_signs: tuple[dict[str, Any], ...]  # what a body written for it shows (body_signs.py)
+
+    @property
+    def marks_breakpoints(self) -> bool:
+        """Whether its requests mark the cached prefix with cache_control blocks."""
+        return self.cache_marks == "breakpoints"
 
     @property
     def route(self) -> str:
@@ -159,6 +191,12 @@ def _near(name: str) -> list[str]:
 def spec(provider: object) -> ProviderSpec:
     """The row of a provider (UnknownProviderError for a name not in the table)."""
     return SPECS[check_provider(provider)]
+
+
+def marked_provider() -> ProviderSpec:
+    """The first provider whose requests carry cache_control breakpoints (whose `ttl` a mark
+    names)."""
+    return next(row for row in SPECS.values() if row.marks_breakpoints)
 
 
 def by_endpoint() -> dict[str, ProviderSpec]:

@@ -27,7 +27,7 @@ from dtl_notebook.wire.betas import body_features
 from dtl_notebook.wire.cache_limits import MAX_CACHE_BREAKPOINTS
 from dtl_notebook.wire.modes import PROVIDERS
 from dtl_notebook.wire.openai_rules import check_chat, check_responses
-from dtl_notebook.wire.providers import Part, spec
+from dtl_notebook.wire.providers import ANTHROPIC, KIMI, OPENAI_CHAT, OPENAI_RESPONSES, Part, spec
 from dtl_notebook.wire.rules import is_kimi_carrier
 from dtl_notebook.wire.schema import check_shape, is_valid, schema
 from dtl_notebook.wire.shape_errors import Path, WireValidationError, fail
@@ -181,7 +181,7 @@ def _carrier_valid(carrier: dict[str, Any]) -> bool:
     return all(is_valid(tool_schema, tool) for tool in tools)
 
 
-SEMANTIC_CHECKS.register("anthropic", check_anthropic_thread)  # a continuation read as one
-SEMANTIC_CHECKS.register("openai-responses", check_responses)
-SEMANTIC_CHECKS.register("openai-chat", check_chat)
-SEMANTIC_CHECKS.register("kimi", check_chat)  # Kimi's carriers are checked with the shape
+SEMANTIC_CHECKS.register(ANTHROPIC, check_anthropic_thread)  # a continuation read as one
+SEMANTIC_CHECKS.register(OPENAI_RESPONSES, check_responses)
+SEMANTIC_CHECKS.register(OPENAI_CHAT, check_chat)
+SEMANTIC_CHECKS.register(KIMI, check_chat)  # Kimi's carriers are checked with the shape

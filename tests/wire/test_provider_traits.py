@@ -1,4 +1,4 @@
-"""The provider table's behaviour columns (wire/data/provider_traits.json) and what reads them."""
+"""The provider table's columns (wire/data/providers.json) and what reads the behaviour ones."""
 
 from __future__ import annotations
 
@@ -15,17 +15,23 @@ from dtl_notebook.cache.capture_request import detect_provider
 from dtl_notebook.cache.reported import Usage, reported_usage
 from dtl_notebook.cache.retention import retention
 from dtl_notebook.live.keep_warmer import refresh_request
-from dtl_notebook.wire.provider_traits import ProviderTraits, marked_provider, traits
-from dtl_notebook.wire.providers import PROVIDERS, SPECS, UnknownProviderError
+from dtl_notebook.wire.providers import (
+    PROVIDERS,
+    SPECS,
+    ProviderSpec,
+    UnknownProviderError,
+    marked_provider,
+    spec,
+)
 from tests.support import scenario
 
-_ROWS = json.loads(files("dtl_notebook.wire").joinpath("data/provider_traits.json").read_text())
+_ROWS = json.loads(files("dtl_notebook.wire").joinpath("data/providers.json").read_text())
 
 
 def test_every_provider_has_one_row_with_every_column_and_no_other() -> None:
     rows = {name: row for name, row in _ROWS.items() if not name.startswith("_")}
     assert set(rows) == set(SPECS)
-    columns = {f.name for f in fields(ProviderTraits)} - {"name"}
+    columns = {f.name for f in fields(ProviderSpec)} - {"name"}
     for name, row in rows.items():
         assert set(row) == columns, name
     described = set(_ROWS["_doc"].split())
@@ -34,7 +40,7 @@ def test_every_provider_has_one_row_with_every_column_and_no_other() -> None:
 
 @pytest.mark.parametrize("name", PROVIDERS)
 def test_each_row_holds_values_its_readers_take(name: str) -> None:
-    row = traits(name)
+    row = spec(name)
     assert row.cache_marks in ("breakpoints", "automatic")
     assert row.diagnosis in (None, "message-diagnostics", "prompt-cache-diagnostics")
     assert (row.diagnosis is None) == (row.diagnosis_reasons is None)
@@ -44,20 +50,20 @@ def test_each_row_holds_values_its_readers_take(name: str) -> None:
     assert field.startswith("max_") and least >= 1
     assert retention(name).provider == row.retention
     assert row.harmony in (None, "responses", "chat")
+    assert row.shape in ("messages", "responses", "chat")
+    assert row.fit in (None, "claude", "openai")
     native = bool(SPECS[name].native_searches)
     assert (row.native_growth_effect is not None) == native
 
 
 def test_an_unknown_provider_is_refused_by_name() -> None:
     with pytest.raises(UnknownProviderError, match="'gemini'"):
-        traits("gemini")
+        spec("gemini")
 
 
 def test_the_marks_ttl_is_the_marking_providers() -> None:
     assert marked_provider().marks_breakpoints
-    assert [name for name in PROVIDERS if traits(name).marks_breakpoints] == [
-        marked_provider().name
-    ]
+    assert [name for name in PROVIDERS if spec(name).marks_breakpoints] == [marked_provider().name]
 
 
 _BLOCK = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
@@ -122,9 +128,9 @@ _MODELS = {
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_keep_warm_refresh_asks_for_the_tables_smallest_answer(provider: str) -> None:
     request = scenario.append_only_requests(provider, _MODELS[provider])[0]
-    field, least = traits(provider).smallest_answer
+    field, least = spec(provider).smallest_answer
     assert refresh_request(request).payload[field] == least
-    older = traits(provider).older_answer_field
+    older = spec(provider).older_answer_field
     if older is not None:  # a body that names the field the older way keeps that name
         payload = {k: v for k, v in request.plain().items() if k != field}
         renamed = replace(request, payload={**payload, older: 500})

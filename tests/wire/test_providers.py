@@ -15,14 +15,19 @@ import dtl_notebook
 import dtl_notebook.cache.prefix_rules
 import dtl_notebook.context.model
 import dtl_notebook.live.emulator  # each layer registers its parts on import
+from dtl_notebook.cache.reported import Usage, reported_usage
+from dtl_notebook.context.request_kinds import request_kind
+from dtl_notebook.context.server_loop import ModelCalls, model_calls
 from dtl_notebook.live.emulator.stream import _STREAMS
 from dtl_notebook.live.transport import live_transport
 from dtl_notebook.notebook.copying import curl_command
 from dtl_notebook.wire import PARSE, parse_response
 from dtl_notebook.wire.modes import LOAD_MODES, SEARCH_MODES, check_modes
-from dtl_notebook.wire.provider_traits import _table as _traits_table
-from dtl_notebook.wire.provider_traits import traits
 from dtl_notebook.wire.providers import (
+    ANTHROPIC,
+    KIMI,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
     PROVIDERS,
     SPECS,
     Provider,
@@ -62,6 +67,18 @@ DISPATCH_SITES = (
     "live/keep_warmer.py",
     "live/threads.py",
     "proxy/diagnostics.py",
+    "context/request_kinds.py",
+    "context/calibration.py",
+    "context/server_loop.py",
+    "context/tokens.py",
+    "context/media.py",
+    "context/content_rules.py",
+    "context/render_anthropic.py",
+    "context/anthropic_media.py",
+    "live/emulator/request_view.py",
+    "live/emulator/cli.py",
+    "wire/lenient.py",
+    "wire/validate.py",
 )
 # modules that dispatch on the upstream family (its origin, auth and error shape), whose names
 # are written there as the proxy's settings and records spell them ("anthropic", "openai")
@@ -76,6 +93,7 @@ FAMILIES = frozenset(row.family for row in SPECS.values())
 
 def test_the_union_and_the_table_name_the_same_providers() -> None:
     assert get_args(Provider) == PROVIDERS == tuple(SPECS)
+    assert (ANTHROPIC, OPENAI_RESPONSES, OPENAI_CHAT, KIMI) == PROVIDERS  # the named constants
 
 
 @pytest.mark.parametrize("name", PROVIDERS)
@@ -83,7 +101,14 @@ def test_every_row_has_every_field(name: str) -> None:
     row = spec(name)
     for field in fields(row):
         value = getattr(row, field.name)
-        optional = field.name in ("extra_paths", "hosts", "native_searches", "load_modes")
+        empty = field.name in (
+            "extra_paths",
+            "hosts",
+            "native_searches",
+            "load_modes",
+            "body_signs",
+        )
+        optional = empty or "None" in str(field.type)  # a column that may be null
         assert optional or value, f"{name}: {field.name} is empty"
     assert row.family in ("anthropic", "openai")
     assert row.key_variable.isupper() and row.key_variable.endswith("_API_KEY")
@@ -159,8 +184,9 @@ def test_a_registered_row_without_a_part_names_where_to_add_it(
 
 
 def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An OpenAI-compatible provider at its own host: one row (and its parts) and the URL
-    reading, the transport, the curl line and the reply parser all find it."""
+    """An OpenAI-compatible provider at its own host: one row (its behaviour columns copied
+    from the plain Chat row) and its parts, and the URL reading, the transport, the curl line,
+    the reply parser and the usage reading all find it."""
     row = replace(
         SPECS["openai-chat"],
         name="compatible",  # type: ignore[arg-type]
@@ -171,10 +197,6 @@ def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.Mon
     )
     monkeypatch.setitem(SPECS, "compatible", row)
     monkeypatch.setitem(PARSE._entries, "compatible", PARSE["openai-chat"])
-    # its behaviour columns: a row of data/provider_traits.json, here the plain Chat one's
-    monkeypatch.setitem(
-        _traits_table(), "compatible", replace(traits("openai-chat"), name="compatible")
-    )
     assert check_provider("compatible") == "compatible"
     assert provider_at("https://api.compatible.example/v1/chat/completions") == "compatible"
     assert provider_at("https://api.openai.com/v1/chat/completions") == "openai-chat"
@@ -195,3 +217,7 @@ def test_a_new_row_is_dispatched_to_without_another_edit(monkeypatch: pytest.Mon
         ],
     }
     assert parse_response(body, "compatible").message.text == "hi"
+    usage = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 40}}
+    assert reported_usage({"usage": usage}, "compatible") == Usage(40, 0, 60, 100)
+    assert model_calls({"usage": usage}, "compatible") == ModelCalls(1, 100, 100)
+    assert request_kind("compatible", {"model": "compatible-1", "messages": []}) == "openai_tools"

@@ -15,12 +15,14 @@ import threading
 from dtl_notebook.live.agent_settings import settings_lines
 from dtl_notebook.live.emulator import PATHS
 from dtl_notebook.live.emulator.server import EmulatorServer
+from dtl_notebook.wire.providers import spec
 
 DEFAULT_PORT = 8789  # beside the proxy's 8788
-NAMES = {
-    "anthropic": "Messages",
-    "openai-responses": "Responses (HTTP and WebSocket)",
-    "openai-chat": "Chat Completions",
+# each API's title in the banner, by the shape of the provider served at the path
+TITLES = {
+    "messages": "Messages",
+    "responses": "Responses (HTTP and WebSocket)",
+    "chat": "Chat Completions",
 }
 
 
@@ -34,7 +36,7 @@ def banner(url: str) -> list[str]:
     line), the endpoints, then how to point each agent at it."""
     lines = [f"dtl_notebook emulator on {url} (emulated, not an LLM; any key is taken)"]
     lines += [
-        f"  {NAMES.get(provider, provider):<31} {url}{path}" for path, provider in PATHS.items()
+        f"  {TITLES[spec(provider).shape]:<31} {url}{path}" for path, provider in PATHS.items()
     ]
     lines.append("The proxy in front of it (then give the agents the proxy's URL instead):")
     lines.append(

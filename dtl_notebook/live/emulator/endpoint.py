@@ -34,7 +34,15 @@ from dtl_notebook.live.emulator.request_view import View, build_view
 from dtl_notebook.live.emulator.threads import ThreadGone, ThreadKeeper
 from dtl_notebook.live.request_log import RequestLog
 from dtl_notebook.wire.lenient import validate_lenient
-from dtl_notebook.wire.providers import Part, by_endpoint, spec
+from dtl_notebook.wire.providers import (
+    ANTHROPIC,
+    KIMI,
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    Part,
+    by_endpoint,
+    spec,
+)
 from dtl_notebook.wire.validate import WireValidationError
 
 JSON = dict[str, Any]
@@ -244,7 +252,7 @@ class Emulator:
         return _OUTPUT_TOKENS.count(json.dumps(items))
 
 
-REPLIES.register("anthropic", Emulator._anthropic_answer)
-REPLIES.register("openai-responses", Emulator._responses_answer)
-REPLIES.register("openai-chat", chat_reply)
-REPLIES.register("kimi", chat_reply)
+REPLIES.register(ANTHROPIC, Emulator._anthropic_answer)
+REPLIES.register(OPENAI_RESPONSES, Emulator._responses_answer)
+REPLIES.register(OPENAI_CHAT, chat_reply)
+REPLIES.register(KIMI, chat_reply)

@@ -12,6 +12,7 @@ from typing import Any
 
 from dtl_notebook.agent.bridge import CALL_TOOL, read_carried
 from dtl_notebook.context.model import ModelContext
+from dtl_notebook.wire.providers import spec
 from dtl_notebook.wire.search_tools import CLIENT_SEARCH_TOOLS, SEARCH_TOOL_NAMES
 from dtl_notebook.wire.tool_changes import OFFERED_LINE, withdrawn_in
 
@@ -124,7 +125,8 @@ def _conversation(payload: dict[str, Any], provider: str) -> tuple[str, list[Eve
             events.clear()
             by_id.clear()
 
-    if provider == "anthropic":
+    shape = spec(provider).shape  # the API the body is written in
+    if shape == "messages":
         for message in payload.get("messages") or []:
             content = message.get("content")
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -139,7 +141,7 @@ def _conversation(payload: dict[str, Any], provider: str) -> tuple[str, list[Eve
                     result(block["tool_use_id"], _text(block.get("content")))
                 elif kind == "tool_search_tool_result":
                     result(block["tool_use_id"], json.dumps(block.get("content")))
-    elif provider == "openai-responses":
+    elif shape == "responses":
         items = payload.get("input")
         for item in [{"role": "user", "content": items}] if isinstance(items, str) else items or []:
             kind = item.get("type", "message")
