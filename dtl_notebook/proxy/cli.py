@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # how long a thread may hold the interpreter while another waits for it (Python's default:
-# 5 ms): storing and analysing run on their own threads, so forwarding waits at most this
+# 5 ms): the forwarding process's own threads (and, with --diagnostics, storing and analysing)
+# make forwarding wait at most this
 SWITCH_INTERVAL_S = 0.0002
 
 
