@@ -7,8 +7,9 @@ store and its terminal summary. Direct and proxied calls alternate, one at a tim
 keep-alive client, with an 8 KB body and an agent-sized one (60 tools, ~50 KB, whose analysis
 is real work); the added latency is the difference of the percentiles. Then requests per
 second with parallel clients, store bytes per request, and the memory growth of the proxy
-and its recorder process over 10,000 agent-sized requests (after a warm-up). CPU per request
-is given for the forwarding process and for its recorder process apart.
+and its recorder process over 10,000 agent-sized requests (after a warm-up of 2,000, in which
+the recorder's analysis memos fill: ~110 MB, then flat). CPU per request is given for the
+forwarding process and for its recorder process apart.
 
     python benchmarks/proxy.py [--baseline DIR]
 
@@ -45,7 +46,7 @@ STREAM_CALLS = 200
 AGENT_CALLS = 150
 PARALLEL = (8, 1_000)  # clients, requests in all
 MEMORY_CALLS = 10_000
-WARMUP = 500
+WARMUP = 2_000  # the recorder's memos fill within the first ~1,000 agent-sized requests
 REQUEST = {
     "model": "claude-sonnet-4-5",
     "max_tokens": 256,

@@ -61,7 +61,9 @@ def test_concurrent_clients_lose_and_mix_up_nothing(
     assert sorted(r["number"] for r in rows) == list(range(1, clients * each + 1))
 
 
-def test_a_killed_proxy_leaves_a_readable_store(upstream: FaultUpstream, tmp_path: Path) -> None:
+def test_a_killed_proxy_leaves_a_readable_store_and_no_process_behind(
+    upstream: FaultUpstream, tmp_path: Path
+) -> None:
     store = tmp_path / "killed.sqlite"
     command = [sys.executable, "-m", "dtl_notebook", "proxy", "--port", "0", "--store", str(store)]
     command += ["--upstream-anthropic", upstream.url]
@@ -81,6 +83,9 @@ def test_a_killed_proxy_leaves_a_readable_store(upstream: FaultUpstream, tmp_pat
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait(300)  # a killed process ends at once: a hang guard
+        # its output ends once every process holding it has: the recorder's included
+        with ThreadPoolExecutor(1) as reader:
+            reader.submit(proc.stdout.read).result(timeout=300)  # a hang guard
     finally:
         proc.kill()
     rows = store_rows(store)
