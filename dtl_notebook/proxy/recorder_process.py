@@ -61,6 +61,12 @@ class RecorderProcess:
         self._reader.start()
         with self._changed:  # the store is open (or known not to open) before serving
             self._changed.wait_for(lambda: self._ready or not self._reader.is_alive(), 60)
+        if not self._ready:
+            self._process.join(10)  # it is ending: its end of the pipe has closed
+            code = self._process.exitcode
+            self._report(
+                f"the recorder process did not start (exit code {code}); nothing is stored"
+            )
 
     def arrive(self, record: ExchangeRecord) -> None:
         """A request has arrived; pickled now (the record goes on changing), sent later."""

@@ -26,7 +26,8 @@ class Proxy:
     cache-diagnostics request fields (proxy/diagnostics.py), the one edit it ever makes.
     `recorder_process`: store (and analyse) in a child process instead, with the listeners
     this factory builds there, so that the forwarding process does nothing but forward (not
-    with `listeners` or `diagnostics`, which need the exchanges in this process).
+    with `listeners` or `diagnostics`, which need the exchanges in this process; the child is
+    spawned, so a script starting it needs the `if __name__ == "__main__":` guard).
     Other keyword arguments are ProxyConfig.make's (upstream_anthropic, upstream_openai,
     max_body, max_stored_response)."""
 

@@ -13,7 +13,7 @@ import pytest
 from dtl_notebook.cache.store_reader import store_rows
 from dtl_notebook.proxy import Proxy
 from tests.support.proxy_servers import FaultUpstream
-from tests.support.recorder_listeners import LinesTo
+from tests.support.recorder_listeners import Failing, LinesTo
 
 KEY = "sk-ant-api03-" + "k3y" * 12
 
@@ -96,6 +96,22 @@ def test_a_store_deleted_under_the_recorder_process_is_reported_and_started_anew
         assert "1 exchanges stored" in proxy.status()
         assert f"store {store} was deleted or replaced while the proxy ran" in proxy.status()
     assert len(store_rows(store)) == 1
+
+
+def test_a_recorder_process_that_does_not_start_is_reported_and_forwarding_goes_on(
+    upstream: FaultUpstream, tmp_path: Path
+) -> None:
+    store = tmp_path / "never.sqlite"
+    failing = Failing("no listeners today")
+    with (
+        Proxy(
+            store=store, port=0, upstream_anthropic=upstream.url, recorder_process=failing
+        ) as proxy,
+        httpx2.Client(base_url=proxy.url) as http,
+    ):
+        assert http.post("/v1/messages", content=turn(0)).status_code == 200
+        assert "problem: the recorder process did not start (exit code 1)" in proxy.status()
+    assert not store.exists()
 
 
 def test_listeners_or_diagnostics_with_a_recorder_process_are_refused(tmp_path: Path) -> None:

@@ -23,3 +23,13 @@ class LinesTo:
             file.write(f"{kind} {event.number} {event.conversation}\n")
 
         return [hear], file.close
+
+
+@dataclass(frozen=True)
+class Failing:
+    """A factory that fails in the child: its recorder process never starts."""
+
+    reason: str
+
+    def __call__(self) -> tuple[list[Callable[[Event], None]], Callable[[], None]]:
+        raise RuntimeError(self.reason)
