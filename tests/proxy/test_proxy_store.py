@@ -94,3 +94,29 @@ def test_a_killed_proxy_leaves_a_readable_store_and_no_process_behind(
     ]
     db = sqlite3.connect(store)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_the_proxy_command_prints_one_line_per_request_from_its_recorder_at_once_stopped(
+    upstream: FaultUpstream, tmp_path: Path
+) -> None:
+    store = tmp_path / "lines.sqlite"
+    command = [sys.executable, "-m", "dtl_notebook", "proxy", "--port", "0", "--store", str(store)]
+    command += ["--upstream-anthropic", upstream.url]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().decode().split(" on ")[1].split()[0]
+        with httpx2.Client(base_url=url, headers={"x-api-key": "sk-ant-api03-" + "z" * 40}) as http:
+            for i in range(3):
+                assert http.post("/v1/messages", content=body(f"turn {i}")).status_code == 200
+        proc.send_signal(signal.SIGTERM)  # at once: what was forwarded is still stored, printed
+        said = proc.stdout.read().decode()
+        proc.wait(300)  # a hang guard
+    finally:
+        proc.kill()
+    lines = [line for line in said.splitlines() if line.startswith("#")]
+    assert [line.split()[:1] + line.split()[2:5] for line in lines] == [
+        [f"#{n}", "anthropic", "claude-sonnet-4-5", "200"] for n in (1, 2, 3)
+    ]
+    assert "zzzz" not in said and len(store_rows(store)) == 3
