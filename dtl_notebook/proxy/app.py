@@ -28,8 +28,7 @@ from starlette.types import Receive, Scope, Send
 
 from dtl_notebook.proxy.config import ROUTES, ProxyConfig
 from dtl_notebook.proxy.headers import end_to_end
-from dtl_notebook.proxy.record import ExchangeRecord
-from dtl_notebook.proxy.store_queue import StoreQueue
+from dtl_notebook.proxy.record import ExchangeRecord, Recorder
 from dtl_notebook.proxy.websocket_relay import websocket_routes
 from dtl_notebook.proxy.worker import FORWARDING
 
@@ -153,7 +152,7 @@ class _Relay(Response):
         return ""
 
 
-def make_app(config: ProxyConfig, recorder: StoreQueue) -> Starlette:
+def make_app(config: ProxyConfig, recorder: Recorder) -> Starlette:
     """The ASGI app forwarding to `config`'s upstreams, telling `recorder` of each exchange."""
     sink: Sink = recorder.put
     numbers = itertools.count(1)

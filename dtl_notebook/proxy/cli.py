@@ -7,9 +7,11 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from dtl_notebook.live.agent_settings import settings_lines
-from dtl_notebook.live.telemetry import configured_telemetry
+from dtl_notebook.live.telemetry import Telemetry, configured_telemetry
 from dtl_notebook.proxy.config import (
     DEFAULT_ANTHROPIC,
     DEFAULT_OPENAI,
@@ -18,6 +20,7 @@ from dtl_notebook.proxy.config import (
     ProxyConfigError,
 )
 from dtl_notebook.proxy.server import Proxy
+from dtl_notebook.proxy.store_queue import Listener
 from dtl_notebook.proxy.summary import Summary
 
 DEFAULT_STORE = "dtl_proxy.sqlite"
@@ -49,35 +52,63 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # how long a thread may hold the interpreter while another waits for it (Python's default:
-# 5 ms): storing and analysing run on their own threads, so forwarding waits at most this
+# 5 ms): the forwarding process's own threads (and, with --diagnostics, storing and analysing)
+# make forwarding wait at most this
 SWITCH_INTERVAL_S = 0.0002
+
+
+@dataclass(frozen=True)
+class TerminalSummary:
+    """The terminal line per request and, where configured, a telemetry span each: built
+    where the exchanges are recorded (the recorder's process, unless --diagnostics)."""
+
+    otlp_endpoint: str | None
+
+    def telemetry(self) -> Telemetry | None:
+        return configured_telemetry(self.otlp_endpoint, service="dtl_notebook-proxy")
+
+    def __call__(self) -> tuple[list[Listener], Callable[[], None]]:
+        telemetry = self.telemetry()
+        summary = Summary(lambda line: print(line, flush=True), telemetry)
+
+        def close() -> None:
+            summary.close()
+            if telemetry is not None:
+                telemetry.shutdown()  # what is still batched goes out
+
+        return [summary], close
 
 
 def run(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # this process is the proxy: forwarding first
+    terminal = TerminalSummary(args.otlp_endpoint)
     try:
-        telemetry = configured_telemetry(args.otlp_endpoint, service="dtl_notebook-proxy")
+        telemetry = terminal.telemetry()  # here to check it, and to say so
     except ValueError as exc:
         sys.exit(f"proxy: --otlp-endpoint: {exc}")
-    summary = Summary(lambda line: print(line, flush=True), telemetry)
+    # --diagnostics edits requests against their conversation: recorded in this process
+    listeners, close = terminal() if args.diagnostics else ([], lambda: None)
     try:
         proxy = Proxy(
             store=args.store,
             host=args.host,
             port=args.port,
-            listeners=[summary],
+            listeners=listeners,
             upstream_anthropic=args.upstream_anthropic,
             upstream_openai=args.upstream_openai,
             max_body=args.max_body,
             diagnostics=args.diagnostics,
+            recorder_process=None if args.diagnostics else terminal,
         )
         proxy.start()
     except (ProxyConfigError, OSError) as exc:
+        close()
         sys.exit(f"proxy: {exc}")
     print(f"dtl_notebook proxy on {proxy.url} -> {proxy.config.upstreams}", flush=True)
     print(f"  store: {args.store}   Ctrl-C stops it", flush=True)
     if telemetry is not None:
+        telemetry.shutdown()
         print("  OpenTelemetry: one span per request, over OTLP/HTTP", flush=True)
     print("\n".join(["Agents pointed here:", *settings_lines(proxy.url)]), flush=True)
     if args.diagnostics:
@@ -94,6 +125,4 @@ def run(args: argparse.Namespace) -> None:
         pass
     finally:
         proxy.stop()
-        summary.close()
-        if telemetry is not None:
-            telemetry.shutdown()  # what is still batched goes out
+        close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from dtl_notebook.proxy.headers import RawHeaders
 
@@ -66,3 +67,13 @@ class ExchangeRecord:
             if key.lower() == wanted:
                 return value.decode("latin-1")
         return None
+
+
+class Recorder(Protocol):
+    """What the forwarding side tells of each exchange; neither call may block."""
+
+    def arrive(self, record: ExchangeRecord) -> None:
+        """A request has arrived, before it is forwarded (it may edit `record.request_body`)."""
+
+    def put(self, record: ExchangeRecord) -> None:
+        """Its exchange has ended, whatever happened."""

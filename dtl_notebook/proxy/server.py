@@ -13,6 +13,7 @@ from typing import Any
 from dtl_notebook.live.http_server import ThreadedServer
 from dtl_notebook.proxy.app import make_app
 from dtl_notebook.proxy.config import DEFAULT_PORT, ProxyConfig
+from dtl_notebook.proxy.recorder_process import ListenerFactory, RecorderProcess
 from dtl_notebook.proxy.store_queue import Listener, StoreQueue
 
 log = logging.getLogger("dtl_notebook.proxy")
@@ -23,6 +24,10 @@ class Proxy:
     `listeners` hear of each request as it arrives and as it finishes (`Arrived`,
     `Finished`, on the recorder's thread); `diagnostics=True` adds the providers'
     cache-diagnostics request fields (proxy/diagnostics.py), the one edit it ever makes.
+    `recorder_process`: store (and analyse) in a child process instead, with the listeners
+    this factory builds there, so that the forwarding process does nothing but forward (not
+    with `listeners` or `diagnostics`, which need the exchanges in this process; the child is
+    spawned, so a script starting it needs the `if __name__ == "__main__":` guard).
     Other keyword arguments are ProxyConfig.make's (upstream_anthropic, upstream_openai,
     max_body, max_stored_response)."""
 
@@ -33,12 +38,19 @@ class Proxy:
         port: int = DEFAULT_PORT,
         listeners: list[Listener] | None = None,
         diagnostics: bool = False,
+        recorder_process: ListenerFactory | None = None,
         **settings: Any,
     ) -> None:
         self.config = ProxyConfig.make(host=host, port=port, store=store, **settings)
         self.listeners = list(listeners or [])
         self.diagnostics = bool(diagnostics)
-        self.recorder: StoreQueue | None = None
+        if recorder_process is not None and (self.listeners or self.diagnostics):
+            raise ValueError(
+                "recorder_process records in another process: listeners and diagnostics "
+                f"need this one (listeners={listeners!r}, diagnostics={diagnostics!r})"
+            )
+        self.recorder_process = recorder_process
+        self.recorder: StoreQueue | RecorderProcess | None = None
         self._server: ThreadedServer | None = None
 
     @property
@@ -66,7 +78,11 @@ class Proxy:
                 "the API keys its clients send",
                 self.config.host,
             )
-        recorder = StoreQueue(self.config.store, self.listeners, self.diagnostics)
+        recorder: StoreQueue | RecorderProcess
+        if self.recorder_process is not None:
+            recorder = RecorderProcess(self.config.store, self.recorder_process)
+        else:
+            recorder = StoreQueue(self.config.store, self.listeners, self.diagnostics)
         server = ThreadedServer(make_app(self.config, recorder), self.config.host, self.port)
         try:
             server.start()

@@ -76,6 +76,8 @@ PENDING_KEPT = 4096  # arrivals whose exchange has not finished yet, at most
 _RESPONSE_ID = re.compile(rb'"id"\s*:\s*"((?:msg|resp|chatcmpl)[A-Za-z0-9_-]*)"')
 _ID_WINDOW = 4096  # bytes of a response's head searched for its id
 RequestText = tuple[str, str | None]  # a request body fit to keep, and why it was not decoded
+# what an arrival worked out for its exchange: its text, body object and conversation
+Pending = tuple[RequestText, dict[str, Any] | None, str | None]
 
 
 class StoreQueue:
@@ -96,7 +98,8 @@ class StoreQueue:
         self.stored = 0
         self.handled = 0
         self._lock = threading.Lock()  # conversations: this thread, and the forwarding path
-        self._pending: OrderedDict[int, tuple[RequestText, dict[str, Any] | None]] = OrderedDict()
+        self._pending: OrderedDict[int, Pending] = OrderedDict()
+        self.on_handled: Callable[[], None] | None = None  # after each exchange is handled
         self.secrets = Secrets()  # the credentials clients sent: masked wherever they reappear
         self._handled_changed = threading.Condition()
         self._writer: StoreWriter | None = None
@@ -162,7 +165,7 @@ class StoreQueue:
 
     def _arrived(self, record: ExchangeRecord) -> None:
         text, request = self._read_request(record)
-        self._pending[record.number] = (text, request)
+        self._pending[record.number] = (text, request, record.conversation)
         while len(self._pending) > PENDING_KEPT:
             self._pending.popitem(last=False)
         event = Arrived(
@@ -193,7 +196,11 @@ class StoreQueue:
 
     def _record(self, record: ExchangeRecord) -> None:
         pending = self._pending.pop(record.number, None)
-        text, request = pending or self._read_request(record)
+        if pending is None:
+            text, request = self._read_request(record)
+        else:  # the finished record may be a copy of the arrived one (another process)
+            text, request, conversation = pending
+            record.conversation = record.conversation or conversation
         row = stored_row(record, self.secrets, record.conversation, text)
         conversation = record.conversation
         response = None
@@ -214,6 +221,8 @@ class StoreQueue:
             with self._handled_changed:
                 self.handled += 1
                 self._handled_changed.notify_all()
+            if self.on_handled is not None:
+                self.on_handled()
 
     def _store(self, row: StoredRow) -> None:
         if self._writer is None:

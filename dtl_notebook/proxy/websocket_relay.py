@@ -29,8 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketExce
 from dtl_notebook.agent.secrets import redact
 from dtl_notebook.proxy.config import ROUTES, ProxyConfig
 from dtl_notebook.proxy.headers import RawHeaders, end_to_end
-from dtl_notebook.proxy.record import ExchangeRecord
-from dtl_notebook.proxy.store_queue import StoreQueue
+from dtl_notebook.proxy.record import ExchangeRecord, Recorder
 from dtl_notebook.proxy.worker import FORWARDING
 from dtl_notebook.wire.providers import spec
 
@@ -57,7 +56,7 @@ OVERTAKEN = "the client sent its next response.create before this response ended
 
 
 def websocket_routes(
-    config: ProxyConfig, recorder: StoreQueue, numbers: Iterator[int], error_body: ErrorBody
+    config: ProxyConfig, recorder: Recorder, numbers: Iterator[int], error_body: ErrorBody
 ) -> list[WebSocketRoute]:
     """The WebSocket routes: each Responses path the proxy forwards, relayed to its upstream;
     `numbers` numbers exchanges with the HTTP ones, `error_body` writes the HTTP path's
@@ -78,7 +77,7 @@ class _Socket:
     """One relayed WebSocket: the client's side, the upstream's, and the exchange open now."""
 
     def __init__(
-        self, config: ProxyConfig, recorder: StoreQueue, numbers: Iterator[int], client: WebSocket
+        self, config: ProxyConfig, recorder: Recorder, numbers: Iterator[int], client: WebSocket
     ) -> None:
         self.config, self.recorder, self.numbers, self.client = config, recorder, numbers, client
         self.family, self.provider = ROUTES[client.url.path]

@@ -61,7 +61,9 @@ def test_concurrent_clients_lose_and_mix_up_nothing(
     assert sorted(r["number"] for r in rows) == list(range(1, clients * each + 1))
 
 
-def test_a_killed_proxy_leaves_a_readable_store(upstream: FaultUpstream, tmp_path: Path) -> None:
+def test_a_killed_proxy_leaves_a_readable_store_and_no_process_behind(
+    upstream: FaultUpstream, tmp_path: Path
+) -> None:
     store = tmp_path / "killed.sqlite"
     command = [sys.executable, "-m", "dtl_notebook", "proxy", "--port", "0", "--store", str(store)]
     command += ["--upstream-anthropic", upstream.url]
@@ -81,6 +83,9 @@ def test_a_killed_proxy_leaves_a_readable_store(upstream: FaultUpstream, tmp_pat
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait(300)  # a killed process ends at once: a hang guard
+        # its output ends once every process holding it has: the recorder's included
+        with ThreadPoolExecutor(1) as reader:
+            reader.submit(proc.stdout.read).result(timeout=300)  # a hang guard
     finally:
         proc.kill()
     rows = store_rows(store)
@@ -89,3 +94,29 @@ def test_a_killed_proxy_leaves_a_readable_store(upstream: FaultUpstream, tmp_pat
     ]
     db = sqlite3.connect(store)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_the_proxy_command_prints_one_line_per_request_from_its_recorder_at_once_stopped(
+    upstream: FaultUpstream, tmp_path: Path
+) -> None:
+    store = tmp_path / "lines.sqlite"
+    command = [sys.executable, "-m", "dtl_notebook", "proxy", "--port", "0", "--store", str(store)]
+    command += ["--upstream-anthropic", upstream.url]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().decode().split(" on ")[1].split()[0]
+        with httpx2.Client(base_url=url, headers={"x-api-key": "sk-ant-api03-" + "z" * 40}) as http:
+            for i in range(3):
+                assert http.post("/v1/messages", content=body(f"turn {i}")).status_code == 200
+        proc.send_signal(signal.SIGTERM)  # at once: what was forwarded is still stored, printed
+        said = proc.stdout.read().decode()
+        proc.wait(300)  # a hang guard
+    finally:
+        proc.kill()
+    lines = [line for line in said.splitlines() if line.startswith("#")]
+    assert [line.split()[:1] + line.split()[2:5] for line in lines] == [
+        [f"#{n}", "anthropic", "claude-sonnet-4-5", "200"] for n in (1, 2, 3)
+    ]
+    assert "zzzz" not in said and len(store_rows(store)) == 3
