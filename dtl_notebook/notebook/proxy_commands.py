@@ -104,7 +104,7 @@ class ProxyControl:
         if view is not None:
             view.close()
             view.refresh()
-        stored = proxy.recorder.stored if proxy.recorder else 0
+        stored = proxy.store_queue.stored if proxy.store_queue else 0
         print(f"proxy stopped: {stored} exchanges stored in {proxy.config.store}")
 
     def close(self) -> None:

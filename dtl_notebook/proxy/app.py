@@ -2,9 +2,9 @@
 
 Bodies go out byte for byte and come back as they arrive (`aiter_raw`: no decoding, no
 buffering), with the upstream's status, compression and headers less the hop-by-hop ones.
-The recorder hears of every request as it arrives (`arrive`: it may add the cache-diagnostics
+The store queue hears of every request as it arrives (`arrive`: it may add the cache-diagnostics
 field when asked to, the one edit ever made) and of every exchange once it has ended,
-whatever happened (`put`); neither blocks (the recorder queues them for its own thread).
+whatever happened (`put`); neither blocks (the store queue queues them for its own thread).
 """
 
 from __future__ import annotations
@@ -153,9 +153,9 @@ class _Relay(Response):
         return ""
 
 
-def make_app(config: ProxyConfig, recorder: StoreQueue) -> Starlette:
-    """The ASGI app forwarding to `config`'s upstreams, telling `recorder` of each exchange."""
-    sink: Sink = recorder.put
+def make_app(config: ProxyConfig, store_queue: StoreQueue) -> Starlette:
+    """The ASGI app forwarding to `config`'s upstreams, telling `store_queue` of each exchange."""
+    sink: Sink = store_queue.put
     numbers = itertools.count(1)
     clients: dict[str, httpx2.AsyncClient] = {}
 
@@ -225,7 +225,7 @@ def make_app(config: ProxyConfig, recorder: StoreQueue) -> Starlette:
             bytes(body),
             config.max_stored_response,
         )
-        recorder.arrive(record)  # may edit record.request_body (diagnostics, when asked)
+        store_queue.arrive(record)  # may edit record.request_body (diagnostics, when asked)
         outgoing = httpx2.Request(
             request.method, target, headers=headers, content=record.request_body
         )
@@ -242,7 +242,7 @@ def make_app(config: ProxyConfig, recorder: StoreQueue) -> Starlette:
         return _Relay(upstream, record, sink)
 
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-    routes: list[BaseRoute] = [*websocket_routes(config, recorder, numbers, error_body)]
+    routes: list[BaseRoute] = [*websocket_routes(config, store_queue, numbers, error_body)]
     routes.append(Route("/{path:path}", forward, methods=methods))
     return Starlette(routes=routes, lifespan=lifespan)
 

@@ -1,4 +1,4 @@
-"""`Proxy`: the forwarding app and its recorder, served on a background thread.
+"""`Proxy`: the forwarding app and its store queue, served on a background thread.
 
 with Proxy(store="traffic.sqlite", port=0) as proxy:
     client = anthropic.Anthropic(base_url=proxy.url)
@@ -21,7 +21,7 @@ log = logging.getLogger("dtl_notebook.proxy")
 class Proxy:
     """A cache-inspector proxy on `host:port` (port 0: a free one); `start()` / `stop()`.
     `listeners` hear of each request as it arrives and as it finishes (`Arrived`,
-    `Finished`, on the recorder's thread); `diagnostics=True` adds the providers'
+    `Finished`, on the store queue's thread); `diagnostics=True` adds the providers'
     cache-diagnostics request fields (proxy/diagnostics.py), the one edit it ever makes.
     Other keyword arguments are ProxyConfig.make's (upstream_anthropic, upstream_openai,
     max_body, max_stored_response)."""
@@ -38,7 +38,7 @@ class Proxy:
         self.config = ProxyConfig.make(host=host, port=port, store=store, **settings)
         self.listeners = list(listeners or [])
         self.diagnostics = bool(diagnostics)
-        self.recorder: StoreQueue | None = None
+        self.store_queue: StoreQueue | None = None
         self._server: ThreadedServer | None = None
 
     @property
@@ -66,29 +66,29 @@ class Proxy:
                 "the API keys its clients send",
                 self.config.host,
             )
-        recorder = StoreQueue(self.config.store, self.listeners, self.diagnostics)
-        server = ThreadedServer(make_app(self.config, recorder), self.config.host, self.port)
+        store_queue = StoreQueue(self.config.store, self.listeners, self.diagnostics)
+        server = ThreadedServer(make_app(self.config, store_queue), self.config.host, self.port)
         try:
             server.start()
         except BaseException:
-            recorder.close()
+            store_queue.close()
             raise
-        self.recorder, self._server = recorder, server
+        self.store_queue, self._server = store_queue, server
         return self
 
     def stop(self) -> None:
         """Stop serving, then finish storing what has been forwarded."""
         if self._server is not None:
             self._server.stop()
-        if self.recorder is not None:
-            self.recorder.close()
+        if self.store_queue is not None:
+            self.store_queue.close()
         self._server = None
 
     def status(self) -> str:
         if not self.running:
             return "stopped"
-        stored = self.recorder.stored if self.recorder else 0
-        problem = self.recorder.problem if self.recorder else None
+        stored = self.store_queue.stored if self.store_queue else 0
+        problem = self.store_queue.problem if self.store_queue else None
         where = f", store {self.config.store}" if self.config.store else ", no store"
         asked = ", adding the providers' cache-diagnostics fields" if self.diagnostics else ""
         return f"running on {self.url}{where}, {stored} exchanges stored{asked}" + (

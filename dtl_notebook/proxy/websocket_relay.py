@@ -57,7 +57,7 @@ OVERTAKEN = "the client sent its next response.create before this response ended
 
 
 def websocket_routes(
-    config: ProxyConfig, recorder: StoreQueue, numbers: Iterator[int], error_body: ErrorBody
+    config: ProxyConfig, store_queue: StoreQueue, numbers: Iterator[int], error_body: ErrorBody
 ) -> list[WebSocketRoute]:
     """The WebSocket routes: each Responses path the proxy forwards, relayed to its upstream;
     `numbers` numbers exchanges with the HTTP ones, `error_body` writes the HTTP path's
@@ -65,7 +65,7 @@ def websocket_routes(
     paths = [path for path, (_, provider) in ROUTES.items() if spec(provider).serves_socket]
 
     async def relay(websocket: WebSocket) -> None:
-        await _Socket(config, recorder, numbers, websocket).run(error_body)
+        await _Socket(config, store_queue, numbers, websocket).run(error_body)
 
     return [WebSocketRoute(path, relay) for path in paths]
 
@@ -78,9 +78,14 @@ class _Socket:
     """One relayed WebSocket: the client's side, the upstream's, and the exchange open now."""
 
     def __init__(
-        self, config: ProxyConfig, recorder: StoreQueue, numbers: Iterator[int], client: WebSocket
+        self,
+        config: ProxyConfig,
+        store_queue: StoreQueue,
+        numbers: Iterator[int],
+        client: WebSocket,
     ) -> None:
-        self.config, self.recorder, self.numbers, self.client = config, recorder, numbers, client
+        self.config, self.store_queue = config, store_queue
+        self.numbers, self.client = numbers, client
         self.family, self.provider = ROUTES[client.url.path]
         self.origin = config.upstreams[self.family]
         self.query = client.scope.get("query_string", b"").decode("latin-1")
@@ -163,7 +168,7 @@ class _Socket:
             return
 
     def _request(self, text: str) -> str:
-        """The message to send on: a `response.create` opens an exchange (the recorder may
+        """The message to send on: a `response.create` opens an exchange (the store queue may
         add the cache-diagnostics field to it, as to an HTTP body)."""
         try:
             body = json.loads(text)
@@ -184,7 +189,7 @@ class _Socket:
             text.encode(),
             self.config.max_stored_response,
         )
-        self.recorder.arrive(record)
+        self.store_queue.arrive(record)
         self.open, self.waiting = record, True
         FORWARDING.begin()  # background work holds back until its first event
         return record.request_body.decode("utf-8", "replace") if record.edited else text
@@ -229,7 +234,7 @@ class _Socket:
         self._first_event()
         if record is not None:
             record.finish(failure or None)
-            self.recorder.put(record)
+            self.store_queue.put(record)
 
 
 def _status(kind: str | None, event: Any) -> int:

@@ -289,7 +289,7 @@ def test_the_proxy_keeps_a_claude_code_session_one_conversation_and_diagnoses_it
                 },
             ]
             assert client.post("/v1/messages", json=second).status_code == 200
-        assert proxy.recorder is not None and proxy.recorder.wait(2)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(2)
     stored = load_capture(store)
     assert stored[1].request["diagnostics"] == {"previous_message_id": reply["id"]}
     with closing(sqlite3.connect(store)) as db:

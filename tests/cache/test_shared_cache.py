@@ -280,7 +280,7 @@ def _through_proxy(tmp_path: Path, bodies: list[JSON]) -> Path:
         with httpx2.Client(base_url=proxy.url, headers={"x-api-key": "sk-ant-test"}) as client:
             for body in bodies:
                 assert client.post("/v1/messages", json=body).status_code == 200
-        assert proxy.recorder is not None and proxy.recorder.wait(2)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(2)
     return store
 
 
@@ -312,7 +312,7 @@ def test_the_proxy_line_names_a_lost_shared_prefix_not_a_break() -> None:
         with httpx2.Client(base_url=proxy.url, headers={"x-api-key": "sk-ant-test"}) as client:
             for body in bodies:
                 assert client.post("/v1/messages", json=body).status_code == 200
-        assert proxy.recorder is not None and proxy.recorder.wait(2)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(2)
     summary.close()
     assert len(lines) == 4 and not any("break:" in line for line in lines)
     assert "shared_prefix_lost: " in lines[2] and " tokens at tools." in lines[2]

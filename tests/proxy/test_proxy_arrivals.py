@@ -155,7 +155,7 @@ def test_diagnostics_added_against_the_conversations_latest_response(
         two = oai.responses.create(
             model="gpt-5.6", input="hello again", previous_response_id=one.id
         )
-        assert proxy.recorder is not None and proxy.recorder.wait(4)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(4)
         events = heard.wait_for(8)
     arrivals = [e for e in events if isinstance(e, Arrived)]
     assert [a.edited for a in arrivals] == [
@@ -211,7 +211,7 @@ def test_the_terminal_summary_one_line_per_request(emulator: EmulatorServer) -> 
                 {"role": "assistant", "content": reply.content},
                 {"role": "user", "content": "and then?"},
             ]
-        assert proxy.recorder is not None and proxy.recorder.wait(3)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(3)
     summary.close()
     alerts = [line for line in lines if line.startswith("  ! ")]
     lines = [line for line in lines if not line.startswith("  ! ")]

@@ -53,7 +53,7 @@ def test_a_client_that_leaves_stops_the_upstream_and_is_stored_as_cut_by_it(
                 break  # leaving the block closes the connection mid-stream
     assert upstream.closed.wait(10)  # the proxy closed its upstream connection too
     assert upstream.events == 2 and not upstream.more.is_set()
-    assert proxy.recorder is not None and proxy.recorder.wait(1)
+    assert proxy.store_queue is not None and proxy.store_queue.wait(1)
     (row,) = store_rows(proxy.config.store or "")
     assert row["failure"].startswith("cut by the client")
     assert row["status"] == 200 and "event: message_start" in row["response_body"]
@@ -67,7 +67,7 @@ def test_a_client_that_reads_to_the_end_is_not_cut(paced: tuple[PacedEmulator, P
     with httpx2.Client(base_url=proxy.url) as http:
         reply = http.post("/v1/messages", json=STREAMED)
     assert reply.text.rstrip().endswith('data: {"type":"message_stop"}')
-    assert proxy.recorder is not None and proxy.recorder.wait(1)
+    assert proxy.store_queue is not None and proxy.store_queue.wait(1)
     (row,) = store_rows(proxy.config.store or "")
     assert row["failure"] is None and row["response_body"] == reply.text
     assert not upstream.closed.is_set()
@@ -108,15 +108,15 @@ def test_a_store_deleted_under_the_running_proxy_is_reported_and_started_anew(
 ) -> None:
     _, proxy = paced
     store, body = proxy.config.store, {**STREAMED, "stream": False}
-    assert store is not None and proxy.recorder is not None
+    assert store is not None and proxy.store_queue is not None
     with httpx2.Client(base_url=proxy.url) as http:
         for _ in range(2):
             assert http.post("/v1/messages", json=body).status_code == 200
-        assert proxy.recorder.wait(2) and len(store_rows(store)) == 2
+        assert proxy.store_queue.wait(2) and len(store_rows(store)) == 2
         for path in store.parent.glob(store.name + "*"):  # the file and its WAL, as `rm` would
             path.unlink()
         assert http.post("/v1/messages", json=body).status_code == 200
-        assert proxy.recorder.wait(3)
+        assert proxy.store_queue.wait(3)
     assert len(store_rows(store)) == 1  # the new store holds what came after
     assert "1 exchanges stored" in proxy.status()
     assert f"store {store} was deleted or replaced while the proxy ran" in proxy.status()
@@ -138,7 +138,7 @@ def test_one_line_per_request_and_no_http_client_line(
     ):
         for _ in range(3):
             assert http.post("/v1/messages?key=abcdefgh12345", json=body).status_code == 200
-        assert proxy.recorder is not None and proxy.recorder.wait(3)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(3)
         ours = proxy.url
     summary.close()
     assert len(lines) == 3 and all(line.startswith("#") for line in lines)

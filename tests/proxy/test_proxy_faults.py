@@ -41,7 +41,7 @@ def proxy(upstream: FaultUpstream, tmp_path: Path) -> Iterator[Proxy]:
 
 
 def stored(proxy: Proxy, count: int) -> list[sqlite3.Row]:
-    assert proxy.recorder is not None and proxy.recorder.wait(count)
+    assert proxy.store_queue is not None and proxy.store_queue.wait(count)
     db = sqlite3.connect(str(proxy.config.store))
     db.row_factory = sqlite3.Row
     return db.execute("SELECT * FROM exchanges ORDER BY id").fetchall()
@@ -172,8 +172,8 @@ def test_a_store_that_cannot_be_written_never_breaks_forwarding(
     store = blocked / "store.sqlite"
     with Proxy(store=store, port=0, upstream_anthropic=upstream.url) as proxy:
         replies = [post(proxy, "echo") for _ in range(3)]
-        assert proxy.recorder is not None and proxy.recorder.wait(3)
-        assert proxy.recorder.problem is not None and str(store) in proxy.recorder.problem
+        assert proxy.store_queue is not None and proxy.store_queue.wait(3)
+        assert proxy.store_queue.problem is not None and str(store) in proxy.store_queue.problem
     assert [r.status_code for r in replies] == [200, 200, 200]
     reports = [r for r in caplog.records if "cannot be opened" in r.getMessage()]
     assert len(reports) == 1

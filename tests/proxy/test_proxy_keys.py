@@ -109,15 +109,15 @@ def test_keys_of_any_shape_never_reach_the_store_or_the_terminal(
         path += f"?{where}={quote(key, safe='')}&beta=true"
     else:
         payload[str(where)] = key
-    assert proxy.recorder is not None
-    before = proxy.recorder.handled
+    assert proxy.store_queue is not None
+    before = proxy.store_queue.handled
     with httpx2.Client(base_url=proxy.url) as http:
         http.post(path, content=json.dumps(payload).encode(), headers=headers)
     forwarded_headers, forwarded_body = upstream.received[-1]
     sent = json.dumps(forwarded_headers) + forwarded_body.decode()
     assert key in sent or quote(key, safe="") in upstream.targets[-1]  # forwarded unchanged
-    assert proxy.recorder.wait(before + 1)
-    proxy.recorder.flush()
+    assert proxy.store_queue.wait(before + 1)
+    proxy.store_queue.flush()
     heard.summary.close()  # every line written so far
     heard.summary = Summary(heard.lines.append)
     assert proxy.config.store is not None

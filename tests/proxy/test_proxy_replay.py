@@ -95,7 +95,7 @@ def test_a_claude_code_conversation_with_an_upgrade_midway(
         reply, parsed = _send(proxy, "/v1/messages", body, claude_code_headers(template))
         assert reply.headers["content-type"].startswith("text/event-stream")
         messages.append({"role": "assistant", "content": parsed.message.text or "ok"})
-    assert proxy.recorder is not None and proxy.recorder.wait(3)
+    assert proxy.store_queue is not None and proxy.store_queue.wait(3)
     store = proxy.config.store
     assert store is not None
     stored = load_capture(store)
@@ -123,7 +123,7 @@ def test_a_codex_shaped_conversation_is_forwarded_and_analysed(proxy: Proxy) -> 
         )
         assert parsed.message is not None
     _send(proxy, "/v1/responses", body, {"authorization": "Bearer sk-x"})
-    assert proxy.recorder is not None and proxy.recorder.wait(3)
+    assert proxy.store_queue is not None and proxy.store_queue.wait(3)
     store = proxy.config.store
     assert store is not None
     exchanges = load_capture(store)
@@ -149,7 +149,7 @@ def test_claude_taps_codex_websocket_bodies_replayed_as_a_chain(
         reply, _ = _send(proxy, "/v1/responses", body, {})
         created = json.loads(reply.text.split("data: ", 1)[1].split("\n", 1)[0])
         live[next(recorded)] = created["response"]["id"]
-    assert proxy.recorder is not None and proxy.recorder.wait(3)
+    assert proxy.store_queue is not None and proxy.store_queue.wait(3)
     store = proxy.config.store
     assert store is not None
     rows = _rows(store)

@@ -36,8 +36,8 @@ def proxy(upstream: EmulatorServer, tmp_path: Path) -> Iterator[Proxy]:
 
 
 def rows(proxy: Proxy, count: int) -> list[sqlite3.Row]:
-    assert proxy.recorder is not None
-    assert proxy.recorder.wait(count)
+    assert proxy.store_queue is not None
+    assert proxy.store_queue.wait(count)
     db = sqlite3.connect(str(proxy.config.store))
     db.row_factory = sqlite3.Row
     return db.execute("SELECT * FROM exchanges ORDER BY id").fetchall()

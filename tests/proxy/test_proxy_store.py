@@ -51,7 +51,7 @@ def test_concurrent_clients_lose_and_mix_up_nothing(
 
         with ThreadPoolExecutor(clients) as pool:
             pairs = [p for ps in pool.map(client, range(clients)) for p in ps]
-        assert proxy.recorder is not None and proxy.recorder.wait(clients * each, timeout=300)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(clients * each, timeout=300)
     rows = store_rows(store)
     assert len(rows) == clients * each
     # every request with its own response (its echo: the cookie the client sent is masked)

@@ -40,7 +40,7 @@ def recorded() -> Iterator[list[Event]]:
                     cache_control={"type": "ephemeral"},
                 )
                 messages.append({"role": "assistant", "content": reply.content})
-        assert proxy.recorder is not None and proxy.recorder.wait(20)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(20)
     yield events
 
 
@@ -78,8 +78,8 @@ def test_a_view_attached_mid_request_shows_it_when_it_ends() -> None:
                 chunks = r.iter_raw()
                 next(chunks)
                 view = ProxyView(proxy)
-                assert proxy.recorder is not None
-                proxy.recorder.listeners.append(view)  # its arrival was before the view
+                assert proxy.store_queue is not None
+                proxy.store_queue.listeners.append(view)  # its arrival was before the view
                 upstream.gate.set()
                 list(chunks)
             assert view.wait(1)

@@ -96,7 +96,7 @@ def test_each_response_create_is_one_exchange_grouped_like_http(
         del body["type"]
         reply = httpx2.post(f"{proxy.url}/v1/responses", json=body, timeout=60)
         assert reply.status_code == 200
-        assert proxy.recorder is not None and proxy.recorder.wait(4)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(4)
     assert [a[-1]["type"] for a in answers] == ["response.completed"] * 3
     assert len(emulator.received) == 4  # the acknowledgements were relayed, not answered
     rows = sqlite3.connect(store).execute(
@@ -125,7 +125,7 @@ def test_a_refusal_inside_the_socket_is_stored_with_its_status(
     broken["input"][0]["role"] = "tool"
     with Proxy(store=store, port=0, upstream_openai=emulator.url) as proxy:
         answers = asyncio.run(converse(socket_url(proxy), [broken]))
-        assert proxy.recorder is not None and proxy.recorder.wait(1)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(1)
     assert answers[0][-1]["type"] == "error" and answers[0][-1]["status"] == 400
     ((status, failure),) = sqlite3.connect(store).execute("SELECT status, failure FROM exchanges")
     assert status == 400 and failure is None
@@ -144,8 +144,8 @@ def test_an_upgrade_the_upstream_refuses_reaches_the_client_and_stores_nothing(
     with refusing, Proxy(store=store, port=0, upstream_openai=refusing.url) as proxy:
         with pytest.raises(InvalidStatus) as refused:
             asyncio.run(converse(socket_url(proxy), [create("session-d", ["hi"])]))
-        assert proxy.recorder is not None
-        proxy.recorder.flush()
+        assert proxy.store_queue is not None
+        proxy.store_queue.flush()
     response = refused.value.response
     assert response.status_code == 426
     assert response.headers["x-refused"] == "yes"
@@ -187,7 +187,7 @@ def test_handshake_headers_and_a_response_cut_by_the_client(tmp_path: Path) -> N
 
     with upstream, Proxy(store=store, port=0, upstream_openai=upstream.url) as proxy:
         header, event, data = asyncio.run(leave_early(socket_url(proxy)))
-        assert proxy.recorder is not None and proxy.recorder.wait(1)
+        assert proxy.store_queue is not None and proxy.store_queue.wait(1)
     assert header == "true" and event["response"]["id"] == "resp_half" and data == b"\x00binary"
     ((status, failure, body),) = sqlite3.connect(store).execute(
         "SELECT status, failure, response_body FROM exchanges"
