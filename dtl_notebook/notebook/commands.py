@@ -21,8 +21,6 @@ from dtl_notebook.notebook.command_parser import command_parser
 from dtl_notebook.notebook.compare import (
     compare_html,
     diff_html,
-    entered_at,
-    entered_in,
     mapping_html,
     reserialized,
 )
@@ -101,7 +99,7 @@ class Commands:
     # -- subcommands -------------------------------------------------------------------------
     def do_tools(self, args: Any) -> HTML:
         session = self._agent(args).session
-        entered = entered_at(session)
+        entered = session.entered()
         needle = (args.query or "").lower()
         active = set(session.active_tools)
         rows, text = [], []
@@ -212,7 +210,7 @@ class Commands:
                 raise UsageError("only requests of a running session can be re-serialized")
             a, b = (reserialized(view.agent, step, p) for p in providers)
             title = f"request {step.index + 1} on {providers[0]} and {providers[1]}"
-            return mapping_html([a, b], entered_in(step.messages), title)
+            return mapping_html([a, b], step.entered, title)
         else:
             raise UsageError(
                 "%dtl diff takes two request numbers (3 4) or N P1 P2 (4 anthropic kimi)"

@@ -3,10 +3,7 @@ diffed in the order the provider caches them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.messages import Message
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.demo import DEMO_MODELS
@@ -31,7 +28,7 @@ def compare_html(agent: Agent) -> HTML:
             records.append(preview_record(agent, provider, DEMO_MODELS[provider]))
         except (DtlError, ValueError) as exc:
             failed.append((provider, str(exc)))
-    return mapping_html(records, entered_at(agent.session), "Four wire formats", failed)
+    return mapping_html(records, agent.session.entered(), "Four wire formats", failed)
 
 
 def mapping_html(
@@ -123,20 +120,6 @@ def reserialized(agent: Agent, record: RequestRecord, provider: str) -> RequestR
     clone = _session_at(agent.session, record)
     request = build_request(clone, provider, DEMO_MODELS[provider])
     return from_request(request, label="re-serialized", index=record.index, turn=record.turn)
-
-
-def entered_at(session: Session) -> dict[str, int]:
-    """Tool name -> index of the tool result after which it entered."""
-    return entered_in(session.messages)
-
-
-def entered_in(messages: Sequence[Message]) -> dict[str, int]:
-    """Tool name -> index of the tool result (in `messages`) after which it entered."""
-    entered: dict[str, int] = {}
-    for i, message in enumerate(messages):
-        for name in getattr(message, "added_tool_names", None) or []:
-            entered.setdefault(name, i)
-    return entered
 
 
 def _session_at(session: Session, record: RequestRecord) -> Session:

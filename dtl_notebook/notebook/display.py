@@ -53,10 +53,7 @@ def table(headers: list[str], rows: list[list[str]], caption: str = "") -> str:
 
 
 def session_html(session: Session) -> str:
-    markers: dict[str, int] = {}
-    for i, message in enumerate(session.messages):
-        for name in getattr(message, "added_tool_names", None) or []:
-            markers.setdefault(name, i)
+    markers = session.entered()
     rows = [
         [
             f"<code>{esc(name)}</code>",

@@ -42,11 +42,7 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
     if rec.state is None:
         return captured_state(rec, bodies)
     st = rec.state
-    entered: dict[str, int] = {}
-    for i, message in enumerate(rec.messages):
-        if isinstance(message, ToolResultMessage):
-            for name in message.added_tool_names or []:
-                entered.setdefault(name, i)
+    entered = rec.entered
     paths = {lp.message_index: lp.path for lp in rec.load_points}
     brk = rec.cache.cache_break
     broken = {n.lstrip("+-") for n in brk.involved} if brk else set()
