@@ -36,8 +36,8 @@ def esc(value: Any) -> str:
 def element(tag: str, inner_html: str = "", **attrs: Any) -> str:
     """`<tag attrs>inner_html</tag>`. Attribute values are escaped (`cls` is `class`, a
     trailing `_` is dropped, `_` is `-`; True writes the bare name, None or False nothing);
-    they are markup (classes, styles, hints), so text from a model, a tool, a log or a user
-    that goes into one is masked with `esc` first. `inner_html` is HTML already: escape text
+    text from a model, a tool, a log or a user that goes into one is masked with `redact`
+    first (not `esc`: it would be escaped twice). `inner_html` is HTML already: escape text
     with `esc`, or write it with `text`."""
     written = "".join(
         f" {_name(name)}" if value is True else f' {_name(name)}="{_escape(str(value))}"'
@@ -75,9 +75,15 @@ def key(kind: str, name: str | int) -> str:
     return f"dtl-k-{kind}-{_KEY_UNSAFE.sub('_', str(name))[:80]}"
 
 
+def link_classes(*keys: str, cls: str = "") -> str | None:
+    """The classes of an element that takes part in linking (when it has keys), for
+    `element(..., cls=...)`; None when there are none."""
+    return " ".join(c for c in (cls, "dtl-link" if keys else "", *keys) if c) or None
+
+
 def link_attrs(*keys: str, cls: str = "") -> str:
     """The `class` attribute of an element that takes part in linking (when it has keys)."""
-    classes = " ".join(c for c in (cls, "dtl-link" if keys else "", *keys) if c)
+    classes = link_classes(*keys, cls=cls)
     return f'class="{classes}"' if classes else ""
 
 

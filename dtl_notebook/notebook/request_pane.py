@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dtl_notebook.live.threads import CONTINUE_NOTE
 from dtl_notebook.notebook.html import (
     badge,
     dumps,
@@ -96,7 +97,10 @@ def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
         f"<code>{esc(rec.mode)}</code> · {esc(counted)}</div>",
         request_thread_line(rec.cache.thread),
     ]
+    thread = rec.cache.thread
     for note in rec.notes:
+        if thread is not None and note.startswith(CONTINUE_NOTE):
+            continue  # the thread line above says it
         parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
     for name, value in payload.items():
         if name in ("tools", "messages", "input") and isinstance(value, list):
