@@ -29,7 +29,7 @@ from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.health_view import status_text
-from dtl_notebook.notebook.html import element, esc, static_block, text
+from dtl_notebook.notebook.html import code, element, esc, static_block, text
 from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
     RequestRecord,
@@ -111,7 +111,7 @@ class Commands:
             if where is not None:
                 state = f"after message #{where}"
             marked = mark(esc(state)) if where is not None else esc(state)
-            rows.append([f"<code>{esc(tool.name)}</code>", marked, esc(tool.description[:120])])
+            rows.append([code(tool.name), marked, esc(tool.description[:120])])
             text.append(f"{'*' if tool.name in active else ' '} {tool.name}  {state}")
         shown = rows[:ROW_LIMIT]
         caption = (
@@ -132,12 +132,12 @@ class Commands:
             nothing = (
                 f"{session.search} search for {query!r}: no tool matches (%dtl tools lists them)"
             )
-            return HTML(f"<p>{esc(nothing)}</p>", nothing)
+            return HTML(element("p", esc(nothing)), nothing)
         active = set(session.active_tools)
         rows = [
             [
                 str(i + 1),
-                f"<code>{esc(t.name)}</code>",
+                code(t.name),
                 "active" if t.name in active else "",
                 esc(t.description[:120]),
             ]

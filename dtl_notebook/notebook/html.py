@@ -152,5 +152,10 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def code(value: Any) -> str:
+    """`value` as inline code (escaped, secrets masked)."""
+    return text("code", value)
+
+
 def heading(title: str) -> str:
     return text("h4", title, cls="dtl-h")
