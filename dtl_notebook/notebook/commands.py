@@ -29,14 +29,13 @@ from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.health_view import status_text
-from dtl_notebook.notebook.html import code, element, esc, static_block, text
+from dtl_notebook.notebook.html import code, element, esc, mark, static_block, text
 from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
 )
 from dtl_notebook.notebook.sessions import Sessions, Settings, load_agent, new_agent, options_for
-from dtl_notebook.notebook.theme import mark
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire.modes import check_provider
 

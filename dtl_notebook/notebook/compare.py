@@ -9,12 +9,12 @@ from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.display import HTML
-from dtl_notebook.notebook.html import element, esc, static_block, text
+from dtl_notebook.notebook.html import element, esc, mark, static_block, text
 from dtl_notebook.notebook.panes import Bodies, item_path
 from dtl_notebook.notebook.records import RequestRecord, from_request, preview_record
 from dtl_notebook.notebook.request_diff import hunks_html, record_hunks
 from dtl_notebook.notebook.request_pane import carrier_kind, request_pane
-from dtl_notebook.notebook.theme import BORDER, cell_style, mark
+from dtl_notebook.notebook.theme import BORDER, cell_style
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.modes import PROVIDERS
 

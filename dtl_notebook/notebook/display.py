@@ -19,10 +19,10 @@ from dtl_notebook.notebook.document import (
     panes,
     static_html,
 )
-from dtl_notebook.notebook.html import element, esc, text
+from dtl_notebook.notebook.html import element, esc, mark, text
 from dtl_notebook.notebook.marks import break_html
 from dtl_notebook.notebook.records import RequestRecord, from_request
-from dtl_notebook.notebook.theme import BREAK, MUTED, cell_style, mark, tinted
+from dtl_notebook.notebook.theme import BREAK, MUTED, cell_style, tinted
 from dtl_notebook.wire.request import WireRequest
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from dtl_notebook.live.agent import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
 from dtl_notebook.notebook.health_view import header_health, item_health
-from dtl_notebook.notebook.html import code, element, esc, static_block, text
+from dtl_notebook.notebook.html import code, element, esc, mark, static_block, text
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
@@ -20,7 +20,7 @@ from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, shipped_pri
 from dtl_notebook.notebook.records import RequestRecord, step_records, transport_caption
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
-from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, mark, tinted
+from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, tinted
 from dtl_notebook.notebook.view_assets import pane_titles
 
 PANE_TITLES = pane_titles()  # data/view.json: the front end's titles too

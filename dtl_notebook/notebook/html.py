@@ -20,7 +20,7 @@ from pygments.lexers import JsonLexer
 
 from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.live.transport import redact
-from dtl_notebook.notebook.theme import NEUTRAL, tinted
+from dtl_notebook.notebook.theme import DELETED, INSERTED, LOAD, NEUTRAL, tinted
 
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _FORMATTER = HtmlFormatter(nowrap=True)  # short token classes, coloured by `token_css()`
@@ -159,3 +159,22 @@ def code(value: Any) -> str:
 
 def heading(title: str) -> str:
     return text("h4", title, cls="dtl-h")
+
+
+def mark(inner_html: str, tint: str = LOAD, cls: str | None = None) -> str:
+    """`<mark>` (yellow without CSS) in the theme's colours; `cls`: e.g. `link_classes(...)`."""
+    return element("mark", inner_html, cls=cls, style=tinted(tint))
+
+
+def deleted(inner_html: str) -> str:
+    return element("del", inner_html, style=tinted(DELETED))
+
+
+def inserted(inner_html: str) -> str:
+    return element("ins", inner_html, style=tinted(INSERTED))
+
+
+def grey_mark(label: str, hint: str = "") -> str:
+    """A fact that is not a break (below the minimum, cold on a new provider), as text."""
+    style = tinted(NEUTRAL, "padding:0 3px;border-radius:3px")
+    return text("span", label, cls="dtl-note", style=style, title=redact(hint) if hint else None)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dtl_notebook.context.tokens import encoding_for
-from dtl_notebook.notebook.html import badge, element, esc, text
+from dtl_notebook.notebook.html import badge, element, esc, grey_mark, mark, text
 from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, session_costs, shipped_prices
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import (
@@ -17,8 +17,6 @@ from dtl_notebook.notebook.theme import (
     LOAD,
     MUTED,
     cell_style,
-    grey_mark,
-    mark,
     tinted,
 )
 

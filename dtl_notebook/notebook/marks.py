@@ -5,9 +5,9 @@ new provider starts cold. Only breaks are counted as breaks."""
 from __future__ import annotations
 
 from dtl_notebook.cache.analyze import CacheBreak
-from dtl_notebook.notebook.html import element, esc, key, link_classes, text
+from dtl_notebook.notebook.html import element, esc, grey_mark, key, link_classes, text
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, grey_mark, tinted
+from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, tinted
 from dtl_notebook.notebook.word_diff import diff_html
 
 # a fact, not a fault: the notes box and a break the provider brings about by design
@@ -39,7 +39,7 @@ def notes(rec: RequestRecord) -> list[dict[str, str]]:
 
 
 def notes_html(rec: RequestRecord) -> str:
-    return " ".join(grey_mark(esc(n["text"]), esc(n["title"])) for n in notes(rec))
+    return " ".join(grey_mark(n["text"], n["title"]) for n in notes(rec))
 
 
 def notes_box(rec: RequestRecord) -> str:

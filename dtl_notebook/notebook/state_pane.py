@@ -20,8 +20,8 @@ from dtl_notebook.notebook.html import (
     esc,
     heading,
     key,
-    link_attrs,
     link_classes,
+    mark,
 )
 from dtl_notebook.notebook.panes import (
     HEAD,
@@ -36,7 +36,7 @@ from dtl_notebook.notebook.panes import (
 )
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.request_pane import carriers
-from dtl_notebook.notebook.theme import BREAK, LOAD, mark
+from dtl_notebook.notebook.theme import BREAK, LOAD
 
 LEFT = "text-align:left"  # JupyterLab right-aligns `td`
 
@@ -175,7 +175,7 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
                 keys.insert(0, lp_key(paths[i]))
             where = "" if i in paths else " (no load point on the wire: full list)"
             text = f"load point: + {', '.join(message.added_tool_names)}{where}"
-            body += "<br>" + mark(esc(text), LOAD, link_attrs(*keys))
+            body += "<br>" + mark(esc(text), LOAD, link_classes(*keys))
             marked = True
     elif isinstance(message, SystemUpdate):
         label = "system update"

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 
 from dtl_notebook.live.transport import redact
-from dtl_notebook.notebook.html import element, esc, pre
-from dtl_notebook.notebook.theme import BORDER, DELETED, INSERTED, MUTED, deleted, inserted, tinted
+from dtl_notebook.notebook.html import deleted, element, esc, inserted, pre
+from dtl_notebook.notebook.theme import BORDER, DELETED, INSERTED, MUTED, tinted
 
 _WORD = re.compile(r"\w+|\s+|[^\w\s]")
 CONTEXT = 2  # unchanged lines kept around a change
