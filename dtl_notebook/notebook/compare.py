@@ -60,7 +60,9 @@ def mapping_html(
     )
     columns = "".join(_column(r, 100 // max(len(records), 1)) for r in records)
     errors = "".join(element("p", f"{esc(p)}: {esc(e)}") for p, e in failed or [])
-    lead = element("p", f"<b>One neutral truth</b>: tools entered {esc(said)}. {text('b', title)}:")
+    lead = element(
+        "p", f"{text('b', 'One neutral truth')}: tools entered {esc(said)}. {text('b', title)}:"
+    )
     html = static_block(lead + table + errors + element("div", columns))
     lines = [f"neutral load points: {said}"]
     for r in records:

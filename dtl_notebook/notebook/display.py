@@ -64,7 +64,7 @@ def session_html(session: Session) -> str:
     ]
     hazards = "".join(text("li", h) for h in session.cache_hazards())
     about = (
-        f"<b>Session</b>: {len(session.active_tools)} active of {len(session.registry)} "
+        f"{text('b', 'Session')}: {len(session.active_tools)} active of {len(session.registry)} "
         f"registered tools, {len(session.messages)} messages, search {esc(session.search)}, "
         f"sections {esc(', '.join(session.prompt))}"
     )
@@ -93,7 +93,7 @@ def turn_html(result: TurnResult) -> str:
             ]
         )
     headers = ["mode", "calls", "cached / total tokens", "load points", "cache break"]
-    return element("div", f"<b>Answer</b>: {esc(answer)}" + table(headers, rows))
+    return element("div", f"{text('b', 'Answer')}: {esc(answer)}" + table(headers, rows))
 
 
 def _break_cell(brk: object) -> str:
