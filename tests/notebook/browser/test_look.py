@@ -104,6 +104,10 @@ def test_a_hostile_tool_result_is_text_inside_its_pane(run: LabRun) -> None:
     assert view.locator("img").count() == 0 and view.locator("b:text('bold?')").count() == 0
     context = view.locator(".dtl-pane-context")
     expect(context).to_contain_text("שלום עולם")
+    # the first box says in full that it is below the minimum, beside its provider
+    for part in (".dtl-tl-provider", ".dtl-tl-note"):
+        label = boxes.first.locator(part)
+        assert label.evaluate("e => e.scrollWidth <= e.clientWidth"), part
     view.scroll_into_view_if_needed()
     _shoot(view, "hostile-light")
     _theme(run.page, "JupyterLab Dark", False)
