@@ -34,7 +34,9 @@ from dtl_notebook.wire.reply import ProviderError
 from dtl_notebook.wire.request import LoadPoint, WireRequest
 from dtl_notebook.wire.validate import required_betas
 
-__all__ = ["ThreadClient"]
+__all__ = ["CONTINUE_NOTE", "ThreadClient"]
+
+CONTINUE_NOTE = "thread: continues"  # a continuation's note (the view shows its own line)
 
 # the rejections a full replay under a new thread recovers from (the SDK's `ReplayErrorCode`)
 _MESSAGE_PATH = re.compile(r"^messages\.(\d+)(.*)$")
@@ -84,7 +86,7 @@ class ThreadClient:
             count = len(held.messages)
             body = as_continuation(full.payload, count, held.message_id)
             sent = len(body["messages"])
-            note = f"thread: continues {held.message_id} ({sent} new of {count + sent} messages)"
+            note = f"{CONTINUE_NOTE} {held.message_id} ({sent} new of {count + sent} messages)"
             points = _sent_points(full.load_points, count)
             return replace(_with_body(full, body, note), load_points=points)
         why = "" if held is None else f" ({self._why_not(full.payload, held, at)})"

@@ -21,8 +21,6 @@ from dtl_notebook.notebook.command_parser import command_parser
 from dtl_notebook.notebook.compare import (
     compare_html,
     diff_html,
-    entered_at,
-    entered_in,
     mapping_html,
     reserialized,
 )
@@ -31,14 +29,13 @@ from dtl_notebook.notebook.document import panes
 from dtl_notebook.notebook.errors import user_errors
 from dtl_notebook.notebook.export import export_html
 from dtl_notebook.notebook.health_view import status_text
-from dtl_notebook.notebook.html import element, esc, static_block, text
+from dtl_notebook.notebook.html import code, element, esc, mark, static_block, text
 from dtl_notebook.notebook.proxy_commands import ProxyControl
 from dtl_notebook.notebook.records import (
     RequestRecord,
     from_capture,
 )
 from dtl_notebook.notebook.sessions import Sessions, Settings, load_agent, new_agent, options_for
-from dtl_notebook.notebook.theme import mark
 from dtl_notebook.notebook.widget import AgentView
 from dtl_notebook.wire.modes import check_provider
 
@@ -101,7 +98,7 @@ class Commands:
     # -- subcommands -------------------------------------------------------------------------
     def do_tools(self, args: Any) -> HTML:
         session = self._agent(args).session
-        entered = entered_at(session)
+        entered = session.entered()
         needle = (args.query or "").lower()
         active = set(session.active_tools)
         rows, text = [], []
@@ -113,7 +110,7 @@ class Commands:
             if where is not None:
                 state = f"after message #{where}"
             marked = mark(esc(state)) if where is not None else esc(state)
-            rows.append([f"<code>{esc(tool.name)}</code>", marked, esc(tool.description[:120])])
+            rows.append([code(tool.name), marked, esc(tool.description[:120])])
             text.append(f"{'*' if tool.name in active else ' '} {tool.name}  {state}")
         shown = rows[:ROW_LIMIT]
         caption = (
@@ -134,12 +131,12 @@ class Commands:
             nothing = (
                 f"{session.search} search for {query!r}: no tool matches (%dtl tools lists them)"
             )
-            return HTML(f"<p>{esc(nothing)}</p>", nothing)
+            return HTML(element("p", esc(nothing)), nothing)
         active = set(session.active_tools)
         rows = [
             [
                 str(i + 1),
-                f"<code>{esc(t.name)}</code>",
+                code(t.name),
                 "active" if t.name in active else "",
                 esc(t.description[:120]),
             ]
@@ -212,7 +209,7 @@ class Commands:
                 raise UsageError("only requests of a running session can be re-serialized")
             a, b = (reserialized(view.agent, step, p) for p in providers)
             title = f"request {step.index + 1} on {providers[0]} and {providers[1]}"
-            return mapping_html([a, b], entered_in(step.messages), title)
+            return mapping_html([a, b], step.entered, title)
         else:
             raise UsageError(
                 "%dtl diff takes two request numbers (3 4) or N P1 P2 (4 anthropic kimi)"

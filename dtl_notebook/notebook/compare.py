@@ -3,21 +3,18 @@ diffed in the order the provider caches them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from dtl_notebook.agent.errors import DtlError
-from dtl_notebook.agent.messages import Message
 from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.demo import DEMO_MODELS
 from dtl_notebook.live.agent import Agent
 from dtl_notebook.notebook.display import HTML
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import element, esc, mark, static_block, text
 from dtl_notebook.notebook.panes import Bodies, item_path
 from dtl_notebook.notebook.records import RequestRecord, from_request, preview_record
 from dtl_notebook.notebook.request_diff import hunks_html, record_hunks
 from dtl_notebook.notebook.request_pane import carrier_kind, request_pane
-from dtl_notebook.notebook.theme import BORDER, cell_style, mark
+from dtl_notebook.notebook.theme import BORDER, cell_style
 from dtl_notebook.wire import build_request
 from dtl_notebook.wire.modes import PROVIDERS
 
@@ -31,7 +28,7 @@ def compare_html(agent: Agent) -> HTML:
             records.append(preview_record(agent, provider, DEMO_MODELS[provider]))
         except (DtlError, ValueError) as exc:
             failed.append((provider, str(exc)))
-    return mapping_html(records, entered_at(agent.session), "Four wire formats", failed)
+    return mapping_html(records, agent.session.entered(), "Four wire formats", failed)
 
 
 def mapping_html(
@@ -47,43 +44,49 @@ def mapping_html(
     for name, where in truth.items():
         groups.setdefault(where, []).append(name)
     head = "".join(
-        f'<th style="{cell_style()}">{esc(r.provider)} · <code>{esc(r.mode)}</code></th>'
+        element("th", f"{esc(r.provider)} · {text('code', r.mode)}", style=cell_style())
         for r in records
     )
     rows = []
     for where, names in sorted(groups.items()):
-        cells = "".join(f'<td style="{cell_style()}">{_landing(r, names)}</td>' for r in records)
-        rows.append(
-            f'<tr><td style="{cell_style()}">{mark(esc(", ".join(names)))} after message '
-            f"#{where}</td>{cells}</tr>"
-        )
-    table = (
-        '<table style="border-collapse:collapse;font-size:12px"><thead><tr>'
-        f'<th style="{cell_style()}">neutral load point</th>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
+        cells = "".join(element("td", _landing(r, names), style=cell_style()) for r in records)
+        entered = f"{mark(esc(', '.join(names)))} after message #{where}"
+        rows.append(element("tr", element("td", entered, style=cell_style()) + cells))
+    corner = element("th", "neutral load point", style=cell_style())
+    table = element(
+        "table",
+        element("thead", element("tr", corner + head)) + element("tbody", "".join(rows)),
+        style="border-collapse:collapse;font-size:12px",
     )
-    columns = "".join(
-        f'<div style="display:inline-block;vertical-align:top;box-sizing:border-box;'
-        f"width:{100 // max(len(records), 1)}%;min-width:280px;border:1px solid {BORDER};"
-        f'padding:4px;text-align:left"><p><b>{esc(r.provider)}</b> · {esc(r.model)} · '
-        f"{r.cache.total_tokens:,} tokens</p>"
-        f'<div class="dtl-scroll" style="max-height:640px;overflow:auto">'
-        f"{request_pane(r, Bodies(r, lazy=False))}</div></div>"
-        for r in records
+    columns = "".join(_column(r, 100 // max(len(records), 1)) for r in records)
+    errors = "".join(element("p", f"{esc(p)}: {esc(e)}") for p, e in failed or [])
+    lead = element(
+        "p", f"{text('b', 'One neutral truth')}: tools entered {esc(said)}. {text('b', title)}:"
     )
-    errors = "".join(f"<p>{esc(p)}: {esc(e)}</p>" for p, e in failed or [])
-    html = (
-        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
-        f'style="text-align:left"><p><b>One neutral truth</b>: tools '
-        f"entered {esc(said)}. <b>{esc(title)}</b>:</p>{table}{errors}"
-        f"<div>{columns}</div></div>"
-    )
-    text = [f"neutral load points: {said}"]
+    html = static_block(lead + table + errors + element("div", columns))
+    lines = [f"neutral load points: {said}"]
     for r in records:
         loads = "; ".join(f"{', '.join(lp.tools)} at {lp.path}" for lp in r.load_points)
-        text.append(f"{r.provider:>16}  {r.mode:<16} load points: {loads or 'none'}")
-    text += [f"{p}: {e}" for p, e in failed or []]
-    return HTML(html, "\n".join(text))
+        lines.append(f"{r.provider:>16}  {r.mode:<16} load points: {loads or 'none'}")
+    lines += [f"{p}: {e}" for p, e in failed or []]
+    return HTML(html, "\n".join(lines))
+
+
+def _column(record: RequestRecord, width: int) -> str:
+    """One provider's request in full, a column `width` % wide."""
+    about = f"{text('b', record.provider)} · {esc(record.model)} · "
+    about += f"{record.cache.total_tokens:,} tokens"
+    pane = element(
+        "div",
+        request_pane(record, Bodies(record, lazy=False)),
+        cls="dtl-scroll",
+        style="max-height:640px;overflow:auto",
+    )
+    style = (
+        f"display:inline-block;vertical-align:top;box-sizing:border-box;width:{width}%;"
+        f"min-width:280px;border:1px solid {BORDER};padding:4px;text-align:left"
+    )
+    return element("div", element("p", about) + pane, style=style)
 
 
 def _landing(record: RequestRecord, names: list[str]) -> str:
@@ -94,7 +97,7 @@ def _landing(record: RequestRecord, names: list[str]) -> str:
     out = []
     for lp in hits:
         kind = carrier_kind(record.payload, item_path(lp.path)) or "load point"
-        out.append(f"<code>{esc(lp.path)}</code> · {esc(kind)}")
+        out.append(f"{text('code', lp.path)} · {esc(kind)}")
     return "<br>".join(out)
 
 
@@ -109,11 +112,7 @@ def diff_html(a: RequestRecord, b: RequestRecord, title: str) -> HTML:
         brk = entry.cache_break
         cause = f"cache: {brk}" if brk else "cache: the second request extends the first"
     hunks = record_hunks(a, b)
-    html = (
-        '<div class="dtl-static tex2jax_ignore mathjax_ignore" '
-        f'style="text-align:left"><b>{esc(title)}</b>'
-        f"<p>{esc(cause)}</p>{hunks_html(hunks)}</div>"
-    )
+    html = static_block(text("b", title) + text("p", cause) + hunks_html(hunks))
     lines = [title, cause, *(f"{h.label} ({h.role})" for h in hunks)]
     return HTML(html, "\n".join(x for x in lines if x))
 
@@ -123,20 +122,6 @@ def reserialized(agent: Agent, record: RequestRecord, provider: str) -> RequestR
     clone = _session_at(agent.session, record)
     request = build_request(clone, provider, DEMO_MODELS[provider])
     return from_request(request, label="re-serialized", index=record.index, turn=record.turn)
-
-
-def entered_at(session: Session) -> dict[str, int]:
-    """Tool name -> index of the tool result after which it entered."""
-    return entered_in(session.messages)
-
-
-def entered_in(messages: Sequence[Message]) -> dict[str, int]:
-    """Tool name -> index of the tool result (in `messages`) after which it entered."""
-    entered: dict[str, int] = {}
-    for i, message in enumerate(messages):
-        for name in getattr(message, "added_tool_names", None) or []:
-            entered.setdefault(name, i)
-    return entered
 
 
 def _session_at(session: Session, record: RequestRecord) -> Session:

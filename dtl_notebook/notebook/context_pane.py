@@ -4,13 +4,16 @@ diagnosis, and the segment where the cache breaks (the break box itself: `marks`
 from __future__ import annotations
 
 from dtl_notebook.context.model import Segment
+from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.html import (
     badge,
     clip,
+    element,
     esc,
     heading,
     key,
-    link_attrs,
+    link_classes,
+    text,
 )
 from dtl_notebook.notebook.panes import (
     HEAD,
@@ -34,10 +37,8 @@ def diagnosis_html(rec: RequestRecord) -> str:
     if diagnosis is None:
         return ""
     verdict = rec.cache.diagnosis_agreement
-    return (
-        f'<div class="dtl-muted">provider\'s diagnosis: {esc(str(diagnosis))} · '
-        f"<b>{esc(verdict)}</b> with the prediction</div>"
-    )
+    said = f"provider's diagnosis: {esc(str(diagnosis))} · {text('b', verdict)} with the prediction"
+    return element("div", said, cls="dtl-muted")
 
 
 def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
@@ -55,8 +56,12 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
     if diverged is not None:
         keep.add(diverged)
     parts = [
-        f'<div class="dtl-muted" title="tokenizer: {esc(ctx.tokenizer)}">{len(segments)} segments'
-        f" · {esc(ctx.estimate.describe(ctx.total_tokens))}</div>",
+        text(
+            "div",
+            f"{len(segments)} segments · {ctx.estimate.describe(ctx.total_tokens)}",
+            cls="dtl-muted",
+            title=redact(f"tokenizer: {ctx.tokenizer}"),
+        ),
         diagnosis_html(rec),
         context_thread_line(rec.cache.thread),
     ]
@@ -71,13 +76,10 @@ def context_pane(rec: RequestRecord, bodies: Bodies) -> str:
     if carried:
         listed = ", ".join(carried[:LIST_LIMIT])
         parts.append(heading(f"In the request, not in the model context ({len(carried)})"))
-        parts.append(
-            f'<div class="dtl-muted" style="font-style:italic">{esc(listed)}'
-            + (f" … and {len(carried) - LIST_LIMIT} more" if len(carried) > LIST_LIMIT else "")
-            + "</div>"
-        )
+        more = f" … and {len(carried) - LIST_LIMIT} more" if len(carried) > LIST_LIMIT else ""
+        parts.append(element("div", esc(listed) + more, cls="dtl-muted", style="font-style:italic"))
     for note in ctx.notes:
-        parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
+        parts.append(text("div", f"note: {note}", cls="dtl-muted"))
     return "".join(parts)
 
 
@@ -90,14 +92,14 @@ def _segment(i: int, seg: Segment, broke: bool, bodies: Bodies) -> str:
     if broke:
         keys.append(key("brk", "here"))
     tint = KIND_TINTS.get(seg.kind, NEUTRAL)
-    style = f' style="outline:2px solid {EDGE_BREAK};background:{BREAK}"' if broke else ""
+    style = f"outline:2px solid {EDGE_BREAK};background:{BREAK}" if broke else None
     summary = (
-        f"{badge(seg.kind, tint)} <code>{esc(clip(seg.label, 60))}</code> "
-        f'<span class="dtl-muted">{seg.tokens:,} tok · {esc(seg.source)}</span>'
+        f"{badge(seg.kind, tint)} {text('code', clip(seg.label, 60))} "
+        + text("span", f"{seg.tokens:,} tok · {seg.source}", cls="dtl-muted")
         + (" " + badge("cache breaks here", BREAK) if broke else "")
     )
     details = bodies.details(summary, f"context:{i}", open_=broke)
-    return f"<div {link_attrs(*keys, cls='dtl-row')}{style}>{details}</div>"
+    return element("div", details, cls=link_classes(*keys, cls="dtl-row"), style=style)
 
 
 def _divergence_index(rec: RequestRecord) -> int | None:

@@ -19,13 +19,11 @@ from dtl_notebook.notebook.document import (
     panes,
     static_html,
 )
-from dtl_notebook.notebook.html import esc
+from dtl_notebook.notebook.html import element, esc, mark, text
 from dtl_notebook.notebook.marks import break_html
 from dtl_notebook.notebook.records import RequestRecord, from_request
-from dtl_notebook.notebook.theme import BREAK, MUTED, cell_style, mark, tinted
+from dtl_notebook.notebook.theme import BREAK, MUTED, cell_style, tinted
 from dtl_notebook.wire.request import WireRequest
-
-_CELL = f'style="{cell_style()}"'
 
 
 class HTML:
@@ -43,36 +41,35 @@ class HTML:
 
 def table(headers: list[str], rows: list[list[str]], caption: str = "") -> str:
     """A plain `<table>`; cells are HTML (escape them first)."""
-    head = "".join(f"<th {_CELL}>{esc(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td {_CELL}>{c}</td>" for c in r) + "</tr>" for r in rows)
-    cap = f'<caption style="text-align:left;color:{MUTED}">{esc(caption)}</caption>'
-    return (
-        f'<table style="border-collapse:collapse;font-size:12px">{cap if caption else ""}'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    head = element("tr", "".join(text("th", h, style=cell_style()) for h in headers))
+    body = "".join(
+        element("tr", "".join(element("td", c, style=cell_style()) for c in r)) for r in rows
+    )
+    cap = text("caption", caption, style=f"text-align:left;color:{MUTED}") if caption else ""
+    return element(
+        "table",
+        cap + element("thead", head) + element("tbody", body),
+        style="border-collapse:collapse;font-size:12px",
     )
 
 
 def session_html(session: Session) -> str:
-    markers: dict[str, int] = {}
-    for i, message in enumerate(session.messages):
-        for name in getattr(message, "added_tool_names", None) or []:
-            markers.setdefault(name, i)
+    markers = session.entered()
     rows = [
         [
-            f"<code>{esc(name)}</code>",
+            text("code", name),
             mark(f"after message #{markers[name]}") if name in markers else "in the prefix",
         ]
         for name in session.active_tools
     ]
-    hazards = "".join(f"<li>{esc(h)}</li>" for h in session.cache_hazards())
-    return (
-        f"<div><b>Session</b>: {len(session.active_tools)} active of {len(session.registry)} "
+    hazards = "".join(text("li", h) for h in session.cache_hazards())
+    about = (
+        f"{text('b', 'Session')}: {len(session.active_tools)} active of {len(session.registry)} "
         f"registered tools, {len(session.messages)} messages, search {esc(session.search)}, "
         f"sections {esc(', '.join(session.prompt))}"
-        + table(["active tool", "entered"], rows)
-        + (f"<p>Cache hazards:</p><ul>{hazards}</ul>" if hazards else "")
-        + "</div>"
     )
+    listed = element("p", "Cache hazards:") + element("ul", hazards) if hazards else ""
+    return element("div", about + table(["active tool", "entered"], rows) + listed)
 
 
 def agent_html(agent: Agent) -> str:
@@ -95,15 +92,12 @@ def turn_html(result: TurnResult) -> str:
                 _break_cell(brk),
             ]
         )
-    return (
-        f"<div><b>Answer</b>: {esc(answer)}"
-        + table(["mode", "calls", "cached / total tokens", "load points", "cache break"], rows)
-        + "</div>"
-    )
+    headers = ["mode", "calls", "cached / total tokens", "load points", "cache break"]
+    return element("div", f"{text('b', 'Answer')}: {esc(answer)}" + table(headers, rows))
 
 
 def _break_cell(brk: object) -> str:
-    return f'<span style="{tinted(BREAK, "padding:0 3px")}">✕ {esc(brk)}</span>' if brk else ""
+    return text("span", f"✕ {brk}", style=tinted(BREAK, "padding:0 3px")) if brk else ""
 
 
 def step_html(step: Step) -> str:
@@ -116,11 +110,9 @@ def request_html(request: WireRequest) -> str:
 
 def _panes_html(record: RequestRecord) -> str:
     data = panes(record)
-    return (
-        f"<div><b>{esc(data['title'])}</b>{data['break']}"
-        f"<details open><summary>Request JSON</summary>{data['request']}</details>"
-        f"<details><summary>Model context</summary>{data['context']}</details></div>"
-    )
+    request = element("details", element("summary", "Request JSON") + data["request"], open=True)
+    context = element("details", element("summary", "Model context") + data["context"])
+    return element("div", text("b", data["title"]) + data["break"] + request + context)
 
 
 def context_html(ctx: ModelContext) -> str:
@@ -165,8 +157,8 @@ def entry_html(entry: CacheEntry) -> str:
     scope = f" · cache scope: {entry.scope}" if entry.scope else ""
     lost = entry.shared_lost
     lost_text = f" · shared prefix lost: {lost.tokens:,} tokens at {lost.where}" if lost else ""
-    text = figures + below + scope + lost_text
-    return f"<div>{esc(text)}{break_html(entry.cache_break)}</div>"
+    said = figures + below + scope + lost_text
+    return element("div", esc(said) + break_html(entry.cache_break))
 
 
 FORMATTERS: dict[type, Callable[[Any], str]] = {

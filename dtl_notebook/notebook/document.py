@@ -12,7 +12,7 @@ from typing import Any
 from dtl_notebook.live.agent import Agent, Step
 from dtl_notebook.notebook.context_pane import context_pane
 from dtl_notebook.notebook.health_view import header_health, item_health
-from dtl_notebook.notebook.html import esc, static_block
+from dtl_notebook.notebook.html import code, element, esc, mark, static_block, text
 from dtl_notebook.notebook.legend import costs_for, costs_html, legend_html, request_cost_html
 from dtl_notebook.notebook.marks import break_html, notes, notes_box, notes_html
 from dtl_notebook.notebook.panes import Bodies
@@ -20,7 +20,7 @@ from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, shipped_pri
 from dtl_notebook.notebook.records import RequestRecord, step_records, transport_caption
 from dtl_notebook.notebook.request_pane import request_pane
 from dtl_notebook.notebook.state_pane import state_pane
-from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, mark, tinted
+from dtl_notebook.notebook.theme import BORDER, BREAK, LOAD, MUTED, cell_style, tinted
 from dtl_notebook.notebook.view_assets import pane_titles
 
 PANE_TITLES = pane_titles()  # data/view.json: the front end's titles too
@@ -151,15 +151,13 @@ def requests_table(records: list[RequestRecord], costs: Costs) -> str:
             str(rec.index + 1),
             *([] if captured else [str(rec.turn + 1)]),
             esc(rec.provider),
-            f"<code>{esc(rec.mode)}</code>",
+            code(rec.mode),
             f"{entry.cached_tokens:,} / {entry.written_tokens:,} / {entry.uncached_tokens:,}",
             mark(f"+{rec.new_loads}", LOAD) if rec.new_loads else "",
-            (f'<span style="{tinted(BREAK)}">✕ {esc(brk)}</span>' if brk else "") + notes_html(rec),
+            (text("span", f"✕ {brk}", style=tinted(BREAK)) if brk else "") + notes_html(rec),
             "" if cost is None else f"{dollars(cost)} · {dollars(running)}",
         ]
-        rows.append(
-            "<tr>" + "".join(f'<td style="{cell_style()}">{c}</td>' for c in cells) + "</tr>"
-        )
+        rows.append(element("tr", "".join(element("td", c, style=cell_style()) for c in cells)))
     names = [
         "#",
         *([] if captured else ["turn"]),
@@ -170,32 +168,44 @@ def requests_table(records: list[RequestRecord], costs: Costs) -> str:
         "cache",
         "cost · cumulative",
     ]
-    head = "".join(f'<th style="{cell_style("border-top:0")}">{esc(h)}</th>' for h in names)
-    return (
-        f'<table style="border-collapse:collapse"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
+    head = "".join(text("th", h, style=cell_style("border-top:0")) for h in names)
+    return element(
+        "table",
+        element("thead", element("tr", head)) + element("tbody", "".join(rows)),
+        style="border-collapse:collapse",
     )
 
 
 def title_line(header: dict[str, Any]) -> str:
-    return (
-        f"<b>{esc(header.get('title', 'dtl_notebook'))}</b> "
-        f'<span style="color:{MUTED}">{esc(header.get("provider"))} · {esc(header.get("model"))} · '
-        f"{esc(header.get('label'))} · tools {esc(header.get('tools'))}</span>"
+    about = (
+        f"{header.get('provider')} · {header.get('model')} · {header.get('label')} · "
+        f"tools {header.get('tools')}"
     )
+    title = text("b", header.get("title", "dtl_notebook"))
+    return f"{title} " + text("span", about, style=f"color:{MUTED}")
 
 
 def pane_columns(data: dict[str, Any]) -> str:
     """The three panes of `panes(...)`, one cell each, floated: side by side where there is
     room, stacked where not."""
+    style = (
+        "display:inline-block;vertical-align:top;box-sizing:border-box;width:33%;"
+        f"min-width:300px;border:1px solid {BORDER};padding:4px;text-align:left"
+    )
     columns = "".join(
-        f'<div class="dtl-static-pane" style="display:inline-block;vertical-align:top;'
-        f"box-sizing:border-box;width:33%;min-width:300px;border:1px solid {BORDER};"
-        f'padding:4px;text-align:left"><details open><summary><b>{esc(PANE_TITLES[name])}'
-        f"</b></summary>{data[name]}</details></div>"
+        element(
+            "div",
+            element(
+                "details",
+                element("summary", text("b", PANE_TITLES[name])) + data[name],
+                open=True,
+            ),
+            cls="dtl-static-pane",
+            style=style,
+        )
         for name in ("state", "request", "context")
     )
-    return f'<div class="dtl-static-panes">{columns}</div>'
+    return element("div", columns, cls="dtl-static-panes")
 
 
 def static_html(
@@ -221,8 +231,8 @@ def static_html(
         index = len(records) - 1 if selected is None or selected < 0 else selected
         index = min(index, len(records) - 1)
         data = panes(records[index], records[index - 1] if index else None)
-        parts.append(f"<p><b>{esc(data['title'])}</b></p>{data['break']}")
+        parts.append(element("p", text("b", data["title"])) + data["break"])
         parts.append(pane_columns(data))
     else:
-        parts.append(f'<p style="color:{MUTED}">No request yet.</p>')
+        parts.append(text("p", "No request yet.", style=f"color:{MUTED}"))
     return static_block("".join(parts), style="font-size:12px;text-align:left")

@@ -38,6 +38,7 @@ _THEMES = """
           --jp-content-font-color1: #e6edf3; --jp-content-font-color2: #9198a1;
           --jp-border-color2: #30363d; --jp-error-color0: #f85149; --jp-brand-color1: #4493f8;
           --jp-warn-color1: #d29922; }
+  .dtl-view { --dtl-warm-ok: #3fb950; --dtl-warm-warn: #d29922; }
 }
 body { margin: 12px; background: var(--jp-layout-color0); color: var(--jp-content-font-color1);
        font-family: system-ui, sans-serif; }

@@ -20,7 +20,7 @@ from pygments.lexers import JsonLexer
 
 from dtl_notebook._reuse.registry import memoized
 from dtl_notebook.live.transport import redact
-from dtl_notebook.notebook.theme import NEUTRAL, tinted
+from dtl_notebook.notebook.theme import DELETED, INSERTED, LOAD, NEUTRAL, tinted
 
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _FORMATTER = HtmlFormatter(nowrap=True)  # short token classes, coloured by `token_css()`
@@ -36,8 +36,8 @@ def esc(value: Any) -> str:
 def element(tag: str, inner_html: str = "", **attrs: Any) -> str:
     """`<tag attrs>inner_html</tag>`. Attribute values are escaped (`cls` is `class`, a
     trailing `_` is dropped, `_` is `-`; True writes the bare name, None or False nothing);
-    they are markup (classes, styles, hints), so text from a model, a tool, a log or a user
-    that goes into one is masked with `esc` first. `inner_html` is HTML already: escape text
+    text from a model, a tool, a log or a user that goes into one is masked with `redact`
+    first (not `esc`: it would be escaped twice). `inner_html` is HTML already: escape text
     with `esc`, or write it with `text`."""
     written = "".join(
         f" {_name(name)}" if value is True else f' {_name(name)}="{_escape(str(value))}"'
@@ -75,9 +75,15 @@ def key(kind: str, name: str | int) -> str:
     return f"dtl-k-{kind}-{_KEY_UNSAFE.sub('_', str(name))[:80]}"
 
 
+def link_classes(*keys: str, cls: str = "") -> str | None:
+    """The classes of an element that takes part in linking (when it has keys), for
+    `element(..., cls=...)`; None when there are none."""
+    return " ".join(c for c in (cls, "dtl-link" if keys else "", *keys) if c) or None
+
+
 def link_attrs(*keys: str, cls: str = "") -> str:
     """The `class` attribute of an element that takes part in linking (when it has keys)."""
-    classes = " ".join(c for c in (cls, "dtl-link" if keys else "", *keys) if c)
+    classes = link_classes(*keys, cls=cls)
     return f'class="{classes}"' if classes else ""
 
 
@@ -146,5 +152,29 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def code(value: Any) -> str:
+    """`value` as inline code (escaped, secrets masked)."""
+    return text("code", value)
+
+
 def heading(title: str) -> str:
     return text("h4", title, cls="dtl-h")
+
+
+def mark(inner_html: str, tint: str = LOAD, cls: str | None = None) -> str:
+    """`<mark>` (yellow without CSS) in the theme's colours; `cls`: e.g. `link_classes(...)`."""
+    return element("mark", inner_html, cls=cls, style=tinted(tint))
+
+
+def deleted(inner_html: str) -> str:
+    return element("del", inner_html, style=tinted(DELETED))
+
+
+def inserted(inner_html: str) -> str:
+    return element("ins", inner_html, style=tinted(INSERTED))
+
+
+def grey_mark(label: str, hint: str = "") -> str:
+    """A fact that is not a break (below the minimum, cold on a new provider), as text."""
+    style = tinted(NEUTRAL, "padding:0 3px;border-radius:3px")
+    return text("span", label, cls="dtl-note", style=style, title=redact(hint) if hint else None)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from dtl_notebook.context.tokens import encoding_for
-from dtl_notebook.notebook.html import badge, esc
+from dtl_notebook.notebook.html import badge, element, esc, grey_mark, mark, text
 from dtl_notebook.notebook.prices import Costs, PriceTable, dollars, session_costs, shipped_prices
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import (
@@ -17,8 +17,6 @@ from dtl_notebook.notebook.theme import (
     LOAD,
     MUTED,
     cell_style,
-    grey_mark,
-    mark,
     tinted,
 )
 
@@ -32,10 +30,8 @@ _TOOL_KINDS = ("tool_schema", "loaded_schema", "tool_summary")
 
 
 def _swatch(colour: str) -> str:
-    return (
-        f'<span style="display:inline-block;width:14px;height:6px;background:{colour};'
-        'border-radius:2px;vertical-align:middle"></span>'
-    )
+    style = f"display:inline-block;width:14px;height:6px;background:{colour};"
+    return element("span", style=style + "border-radius:2px;vertical-align:middle")
 
 
 def legend_html() -> str:
@@ -44,7 +40,7 @@ def legend_html() -> str:
     marks = " · ".join(
         [
             f"{mark('+5', LOAD)} tools loaded at a load point",
-            f'<span style="{tinted(BREAK, "padding:0 3px")}">✕</span> cache break (counted)',
+            element("span", "✕", style=tinted(BREAK, "padding:0 3px")) + " cache break (counted)",
             f"{grey_mark('not cacheable yet')} below the model's minimum (not a break)",
             f"{grey_mark('cold: new provider')} first request on a provider (not a break)",
         ]
@@ -59,7 +55,7 @@ def legend_html() -> str:
         ]
     )
     rows = "".join(
-        f"<div><b>{esc(title)}</b>: {body}</div>"
+        element("div", f"{text('b', title)}: {body}")
         for title, body in (
             ("Strips (predicted; thin: reported)", strips),
             ("Marks", marks),
@@ -71,7 +67,7 @@ def legend_html() -> str:
             ),
         )
     )
-    return f'<details class="dtl-legend"><summary>Legend</summary>{rows}</details>'
+    return element("details", element("summary", "Legend") + rows, cls="dtl-legend")
 
 
 def up_front_tokens(records: list[RequestRecord], registry: Iterable[Any]) -> list[int]:
@@ -111,7 +107,7 @@ def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> st
     """One request's input cost and what caching saved on it, with the price's source."""
     price = (table or shipped_prices()).find(rec.model)
     if price is None:
-        return f'<span style="color:{MUTED}">cost: no price listed for {esc(rec.model)}</span>'
+        return text("span", f"cost: no price listed for {rec.model}", style=f"color:{MUTED}")
     cost = price.input_cost(rec.cache)
     saved = price.cost(rec.cache.total_tokens, 0, 0) - cost
     saving = (
@@ -125,16 +121,15 @@ def request_cost_html(rec: RequestRecord, table: PriceTable | None = None) -> st
         f"${price.input:g} / MTok input, cached read x{price.cache_read:g}, "
         f"write x{price.cache_write:g}: {price.source}"
     )
-    return (
-        f'<span class="dtl-cost" title="{esc(hint)}">this request: input {dollars(cost)} · '
-        f"{esc(saving)}</span>"
+    return element(
+        "span", f"this request: input {dollars(cost)} · {esc(saving)}", cls="dtl-cost", title=hint
     )
 
 
 def costs_html(costs: Costs, table: PriceTable | None = None, models: Iterable[str] = ()) -> str:
     """The session's input cost, what caching saved, and the all-tools-up-front figure."""
     if not costs.priced:
-        return f'<p style="color:{MUTED}">Cost: no price listed for these models.</p>'
+        return text("p", "Cost: no price listed for these models.", style=f"color:{MUTED}")
     parts = [
         f"input cost {dollars(costs.total)} as sent",
         f"{dollars(costs.uncached)} with nothing cached",
@@ -147,20 +142,17 @@ def costs_html(costs: Costs, table: PriceTable | None = None, models: Iterable[s
     for model in dict.fromkeys(models):
         price = table.find(model)
         if price is not None:
-            sources.append(
-                f'<tr><td style="{cell_style()}"><code>{esc(price.model)}</code></td>'
-                f'<td style="{cell_style()}">${price.input:g} / MTok input · read x'
-                f"{price.cache_read:g} · write x{price.cache_write:g}</td>"
-                f'<td style="{cell_style()}">{esc(price.source)}</td></tr>'
+            rate = (
+                f"${price.input:g} / MTok input · read x{price.cache_read:g} · "
+                f"write x{price.cache_write:g}"
             )
-    listing = (
-        '<table style="border-collapse:collapse;font-size:11px">' + "".join(sources) + "</table>"
-        if sources
-        else ""
-    )
+            cells = [text("code", price.model), rate, esc(price.source)]
+            sources.append(
+                element("tr", "".join(element("td", c, style=cell_style()) for c in cells))
+            )
+    table_style = "border-collapse:collapse;font-size:11px"
+    listing = element("table", "".join(sources), style=table_style) if sources else ""
     unpriced = len(costs.per_request) - costs.priced
     note = f" ({unpriced} request(s) of unlisted models left out)" if unpriced else ""
-    return (
-        f'<details class="dtl-costs"><summary><b>Cost</b>: {esc(" · ".join(parts) + note)}'
-        f"</summary>{listing}</details>"
-    )
+    summary = element("summary", "<b>Cost</b>: " + esc(" · ".join(parts) + note))
+    return element("details", summary + listing, cls="dtl-costs")

@@ -5,9 +5,9 @@ new provider starts cold. Only breaks are counted as breaks."""
 from __future__ import annotations
 
 from dtl_notebook.cache.analyze import CacheBreak
-from dtl_notebook.notebook.html import esc, key, link_attrs
+from dtl_notebook.notebook.html import element, esc, grey_mark, key, link_classes, text
 from dtl_notebook.notebook.records import RequestRecord
-from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, grey_mark, tinted
+from dtl_notebook.notebook.theme import BREAK, EDGE_BREAK, NEUTRAL, tinted
 from dtl_notebook.notebook.word_diff import diff_html
 
 # a fact, not a fault: the notes box and a break the provider brings about by design
@@ -39,7 +39,7 @@ def notes(rec: RequestRecord) -> list[dict[str, str]]:
 
 
 def notes_html(rec: RequestRecord) -> str:
-    return " ".join(grey_mark(esc(n["text"]), esc(n["title"])) for n in notes(rec))
+    return " ".join(grey_mark(n["text"], n["title"]) for n in notes(rec))
 
 
 def notes_box(rec: RequestRecord) -> str:
@@ -47,8 +47,8 @@ def notes_box(rec: RequestRecord) -> str:
     found = notes(rec)
     if not found:
         return ""
-    lines = "".join(f"<div><b>{esc(n['text'])}</b>: {esc(n['title'])}</div>" for n in found)
-    return f'<div class="dtl-notes" style="{_FACT_STYLE}">{lines}</div>'
+    lines = "".join(element("div", f"{text('b', n['text'])}: {esc(n['title'])}") for n in found)
+    return element("div", lines, cls="dtl-notes", style=_FACT_STYLE)
 
 
 def lost_text(brk: CacheBreak, cached: int) -> str:
@@ -73,20 +73,20 @@ def break_html(
     diff = _segment_diff(brk, rec, previous)
     if not diff:
         diff = "".join(
-            f'<div style="margin-top:4px"><code>{esc(op.op)} at {esc(op.path)}</code>'
-            f"{diff_html(op.old or '', op.new or '')}</div>"
+            _spaced(text("code", f"{op.op} at {op.path}") + diff_html(op.old or "", op.new or ""))
             for op in brk.diff
         )
     involved = f" ({', '.join(brk.involved)})" if brk.involved else ""
     where = f" at {brk.where}" if brk.where else ""
     red = tinted(BREAK, f"border-left:3px solid {EDGE_BREAK};padding:4px 6px")
     style = _FACT_STYLE if brk.expected else red  # by the provider's design: grey
-    return (
-        f'<div {link_attrs(key("brk", "here"), cls="dtl-breakbox")} style="{style}">'
-        f"<b>{'Expected cache break' if brk.expected else 'Cache break'}: {esc(brk.message)}</b>"
-        f"{esc(involved + where)}"
-        f"{esc(lost_text(brk, cached))}"
-        f'<div class="dtl-fix" style="margin-top:2px">fix: {esc(brk.fix)}</div>{diff}</div>'
+    title = f"{'Expected cache break' if brk.expected else 'Cache break'}: {brk.message}"
+    fix = text("div", f"fix: {brk.fix}", cls="dtl-fix", style="margin-top:2px")
+    return element(
+        "div",
+        text("b", title) + esc(involved + where) + esc(lost_text(brk, cached)) + fix + diff,
+        cls=link_classes(key("brk", "here"), cls="dtl-breakbox"),
+        style=style,
     )
 
 
@@ -99,7 +99,9 @@ def _segment_diff(
     new = next((s for s in rec.context.segments if s.source == brk.where), None)
     if old is None or new is None or old.text == new.text or old.label != new.label:
         return ""
-    return (
-        f'<div style="margin-top:4px"><code>{esc(brk.where)}</code>: '
-        f"{esc(old.label)} → {esc(new.label)}{diff_html(old.text, new.text)}</div>"
-    )
+    labels = esc(f"{old.label} → {new.label}")
+    return _spaced(f"{text('code', brk.where)}: {labels}{diff_html(old.text, new.text)}")
+
+
+def _spaced(inner_html: str) -> str:
+    return element("div", inner_html, style="margin-top:4px")

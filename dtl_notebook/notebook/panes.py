@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from dtl_notebook.live.transport import redact
 from dtl_notebook.notebook.html import (
     clip,
+    element,
     esc,
     json_html,
     key,
     pre,
+    text,
 )
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.word_diff import pretty
@@ -42,9 +45,10 @@ def recent_loads(rec: RequestRecord) -> list[Any]:
 def names_list(names: list[str], what: str) -> str:
     listed = ", ".join(names[:LIST_LIMIT])
     more = f" … and {len(names) - LIST_LIMIT} more" if len(names) > LIST_LIMIT else ""
-    return (
-        f'<details><summary class="dtl-muted">{len(names)} {esc(what)}</summary>'
-        f'<div class="dtl-muted">{esc(listed + more)}</div></details>'
+    return element(
+        "details",
+        text("summary", f"{len(names)} {what}", cls="dtl-muted")
+        + text("div", listed + more, cls="dtl-muted"),
     )
 
 
@@ -63,15 +67,13 @@ class Bodies:
 
     def details(self, summary_html: str, ref: str, *, open_: bool = False) -> str:
         if self.summaries_only and not open_:
-            return f'<div class="dtl-closed">{summary_html}</div>'
+            return element("div", summary_html, cls="dtl-closed")
         if self.lazy and not open_ and not any(c.isspace() for c in ref):
             self.refs.append(ref)
-            body = f'<div class="dtl-pending dtl-ref:{esc(ref)}">…</div>'
+            body = element("div", "…", cls=f"dtl-pending dtl-ref:{redact(ref)}")
         else:
             body = body_html(self.rec, ref)
-        return (
-            f"<details{' open' if open_ else ''}><summary>{summary_html}</summary>{body}</details>"
-        )
+        return element("details", element("summary", summary_html) + body, open=open_)
 
 
 def body_html(rec: RequestRecord, ref: str) -> str:
@@ -93,7 +95,7 @@ def body_html(rec: RequestRecord, ref: str) -> str:
             return pre(esc(rec.state.sections[path.removeprefix("section:")]))
     except (KeyError, IndexError, ValueError, TypeError):
         pass
-    return f'<em class="dtl-muted">{esc(ref)}: not in this request</em>'
+    return text("em", f"{ref}: not in this request", cls="dtl-muted")
 
 
 def windowed(count: int, keep: set[int]) -> list[int | tuple[int, int]]:
@@ -116,11 +118,12 @@ def windowed(count: int, keep: set[int]) -> list[int | tuple[int, int]]:
 
 def hidden_row(start: int, end: int, noun: str, ref: str = "") -> str:
     """A run of windowed items; with `ref` (`request:messages`) the view can open it in place."""
-    window = f" dtl-window dtl-win:{esc(ref)}:{start}:{end}" if ref else ""
-    return (
-        f'<div class="dtl-row dtl-muted{window}"><i>… {end - start} earlier {noun} '
-        f"({start} to {end - 1}) unchanged; select an earlier request to see them</i></div>"
+    window = f" dtl-window dtl-win:{redact(ref)}:{start}:{end}" if ref else ""
+    said = (
+        f"… {end - start} earlier {noun} ({start} to {end - 1}) unchanged; select an earlier "
+        "request to see them"
     )
+    return element("div", text("i", said), cls=f"dtl-row dtl-muted{window}")
 
 
 # -- agent state ---------------------------------------------------------------------------------

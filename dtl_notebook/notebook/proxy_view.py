@@ -83,7 +83,7 @@ class ProxyView(AgentView):
         self._thread = threading.Thread(target=self._run, daemon=True, name="dtl-proxy-view")
         self._thread.start()
 
-    # -- the listener (the recorder's thread): never blocks ------------------------------------
+    # -- the listener (the store queue's thread): never blocks ------------------------------------
     def __call__(self, event: Event) -> None:
         try:
             self._queue.put_nowait(event)

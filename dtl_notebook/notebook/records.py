@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from dtl_notebook.agent.messages import Message
+from dtl_notebook.agent.session import Session
 from dtl_notebook.cache.analyze import CacheAnalyzer
 from dtl_notebook.cache.capture import Exchange, load_capture
 from dtl_notebook.cache.collapse import CacheMiss
@@ -44,6 +45,7 @@ class RequestRecord:
     spent: float | None = None  # the session's input cost up to this request (listed prices)
     keep_warm: RefreshDecision | None = None  # a keep-warm refresh: why, its cost and saving
     miss: CacheMiss | None = None  # it read clearly less than the previous request left warm
+    entered: dict[str, int] = field(default_factory=dict)  # tool -> its load point's message
 
     def follow(self, previous: RequestRecord | None) -> None:
         """What this request adds to the previous one: the session's cost so far, and the
@@ -111,6 +113,11 @@ def transport_caption(agent: Agent) -> str:
     return _CAPTIONS.get(name, f"through {name}")
 
 
+def entered_before(session: Session, count: int) -> dict[str, int]:
+    """Where each tool entered (`Session.entered`) among the first `count` messages."""
+    return {name: at for name, at in session.entered().items() if at < count}
+
+
 def from_step(
     index: int, step: Step, agent: Agent, previous: RequestRecord | None = None
 ) -> RequestRecord:
@@ -127,6 +134,7 @@ def from_step(
         reply_text=step.reply.message.text,
     )
     record.keep_warm, record.miss = step.keep_warm, step.cache_miss
+    record.entered = entered_before(agent.session, count)
     record.follow(previous)
     return record
 
@@ -225,7 +233,7 @@ def preview_record(
         len(session.registry),
         session.held_sections(),
     )
-    return from_request(
+    record = from_request(
         request,
         label="preview, not sent",
         index=-1,
@@ -233,3 +241,5 @@ def preview_record(
         state=state,
         messages=list(session.messages),
     )
+    record.entered = session.entered()
+    return record

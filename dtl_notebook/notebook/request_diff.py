@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from dtl_notebook.notebook.html import badge, dumps, esc
+from dtl_notebook.notebook.html import badge, dumps, element, text
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.theme import APPEND, BREAK, EDGE_BREAK, NEUTRAL
 from dtl_notebook.notebook.word_diff import diff_html
@@ -176,34 +176,32 @@ def _edits(field: str, a: Any, b: Any, tail: bool) -> list[tuple[str, str, Any, 
 
 
 def _body(hunk: Hunk) -> str:
-    def text(value: Any) -> str:
+    def source(value: Any) -> str:
         if value is None:
             return ""
         if isinstance(value, list) and hunk.change != "changed" and len(value) == 1:
             value = value[0]
         return dumps(value, 2)
 
-    return diff_html(text(hunk.old), text(hunk.new))
+    return diff_html(source(hunk.old), source(hunk.new))
 
 
 def _hunk_html(hunk: Hunk) -> str:
     words, tint = ROLES[hunk.role]
     edge = _EDGES.get(hunk.role, "rgba(128, 128, 128, .7)")
-    head = f"<code>{esc(hunk.label)}</code> {badge(words, tint)}"
+    head = f"{text('code', hunk.label)} {badge(words, tint)}"
     if hunk.role in ("break", "append"):
-        inner = f"<div>{head}</div>{_body(hunk)}"
+        inner = element("div", head) + _body(hunk)
     else:  # follows from the break, or is cache-neutral: folded
-        inner = f"<details><summary>{head}</summary>{_body(hunk)}</details>"
-    return (
-        f'<div class="dtl-hunk dtl-hunk-{hunk.role}" style="border-left:3px solid {edge};'
-        f'padding:2px 6px;margin:4px 0">{inner}</div>'
-    )
+        inner = element("details", element("summary", head) + _body(hunk))
+    style = f"border-left:3px solid {edge};padding:2px 6px;margin:4px 0"
+    return element("div", inner, cls=f"dtl-hunk dtl-hunk-{hunk.role}", style=style)
 
 
 def hunks_html(hunks: list[Hunk]) -> str:
     """The hunks, appends folded (collapsed) under one line, the break open."""
     if not hunks:
-        return '<p class="dtl-muted">(identical)</p>'
+        return text("p", "(identical)", cls="dtl-muted")
     parts, appends = [], [h for h in hunks if h.role == "append"]
     breaks = [h for h in hunks if h.role == "break"]
     summary = f"{len(hunks)} hunk{'s' if len(hunks) != 1 else ''} in prefix order"
@@ -211,7 +209,7 @@ def hunks_html(hunks: list[Hunk]) -> str:
         summary += f"; the cache breaks at {breaks[0].label}"
     elif appends:
         summary += "; only appends: the cached prefix is kept"
-    parts.append(f"<div><b>{esc(summary)}</b></div>")
+    parts.append(element("div", text("b", summary)))
     folded = False
     for hunk in hunks:
         if hunk.role != "append":
@@ -219,13 +217,14 @@ def hunks_html(hunks: list[Hunk]) -> str:
         elif not folded:
             folded = True
             paths = ", ".join(h.label for h in appends)
+            summary_html = f"{badge('append (cache-safe)', APPEND)} {text('code', paths)}"
+            folded_html = "".join(_hunk_html(h) for h in appends)
             parts.append(
-                f'<details class="dtl-appends"><summary>{badge("append (cache-safe)", APPEND)} '
-                f"<code>{esc(paths)}</code></summary>"
-                + "".join(_hunk_html(h) for h in appends)
-                + "</details>"
+                element(
+                    "details", element("summary", summary_html) + folded_html, cls="dtl-appends"
+                )
             )
-    return f'<div class="dtl-rdiff">{"".join(parts)}</div>'
+    return element("div", "".join(parts), cls="dtl-rdiff")
 
 
 def record_hunks(a: RequestRecord, b: RequestRecord) -> list[Hunk]:

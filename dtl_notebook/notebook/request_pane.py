@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from dtl_notebook.live.threads import CONTINUE_NOTE
 from dtl_notebook.notebook.html import (
     badge,
     dumps,
+    element,
     esc,
     heading,
     json_html,
     key,
-    link_attrs,
+    link_classes,
     pre,
+    text,
 )
 from dtl_notebook.notebook.panes import (
     HEAD,
@@ -92,21 +95,28 @@ def request_pane(rec: RequestRecord, bodies: Bodies) -> str:
     else:
         counted = f"{len(rec.load_points)} load point(s)"
     parts = [
-        f'<div class="dtl-muted">{esc(rec.provider)} · {esc(rec.model)} · mode '
-        f"<code>{esc(rec.mode)}</code> · {esc(counted)}</div>",
+        element(
+            "div",
+            f"{esc(rec.provider)} · {esc(rec.model)} · mode {text('code', rec.mode)} · "
+            + esc(counted),
+            cls="dtl-muted",
+        ),
         request_thread_line(rec.cache.thread),
     ]
+    thread = rec.cache.thread
     for note in rec.notes:
-        parts.append(f'<div class="dtl-muted">note: {esc(note)}</div>')
+        if thread is not None and note.startswith(CONTINUE_NOTE):
+            continue  # the thread line above says it
+        parts.append(text("div", f"note: {note}", cls="dtl-muted"))
     for name, value in payload.items():
         if name in ("tools", "messages", "input") and isinstance(value, list):
             parts.append(_list_field(name, value, loads, recent, loaded, bodies))
             continue
         size = len(dumps(value, None))
         if size <= 300:
-            field = pre(f"<b>{esc(name)}</b>: " + json_html(value, None))
+            field = pre(text("b", name) + ": " + json_html(value, None))
         else:
-            field = bodies.details(f"<b>{esc(name)}</b> ({size:,} chars)", f"request:{name}")
+            field = bodies.details(f"{text('b', name)} ({size:,} chars)", f"request:{name}")
         parts.append(_break_row(field) if _breaks_at(rec, name, inside=True) else field)
     return "".join(parts)
 
@@ -122,8 +132,8 @@ def _breaks_at(rec: RequestRecord, path: str, *, inside: bool = False) -> bool:
 
 def _break_row(html: str) -> str:
     """A field (or a list's heading) where the cache breaks, linked to the break's marks."""
-    attrs = link_attrs(key("brk", "here"), cls="dtl-row")
-    return f"<div {attrs}>{html}{badge('cache breaks here', BREAK)}</div>"
+    classes = link_classes(key("brk", "here"), cls="dtl-row")
+    return element("div", html + badge("cache breaks here", BREAK), cls=classes)
 
 
 def _list_field(
@@ -212,14 +222,9 @@ def _item(
     if _breaks_at(bodies.rec, f"{field_name}.{i}"):
         keys = [*(keys or []), key("brk", "here")]
         marks += " " + badge("cache breaks here", BREAK)
-    attrs = link_attrs(*(keys or []), cls="dtl-row") + (f' style="{style}"' if style else "")
-    return (
-        f"<div {attrs}>"
-        + bodies.details(
-            f"<code>{esc(label)}</code>{marks}", f"request:{field_name}.{i}", open_=open_
-        )
-        + "</div>"
-    )
+    details = bodies.details(text("code", label) + marks, f"request:{field_name}.{i}", open_=open_)
+    classes = link_classes(*(keys or []), cls="dtl-row")
+    return element("div", details, cls=classes, style=style or None)
 
 
 # -- model context -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dtl_notebook.notebook.document import pane_columns, panes, requests_table, title_line
-from dtl_notebook.notebook.html import esc, static_block
+from dtl_notebook.notebook.html import element, static_block, text
 from dtl_notebook.notebook.legend import costs_for
 from dtl_notebook.notebook.prices import PriceTable, shipped_prices
 from dtl_notebook.notebook.records import RequestRecord
@@ -30,7 +30,7 @@ def snapshot_html(
     break), as a cell keeps it."""
     parts = [title_line(header)]
     if not records:
-        parts.append(f'<p style="color:{MUTED}">No request in this cell.</p>')
+        parts.append(text("p", "No request in this cell.", style=f"color:{MUTED}"))
         return _block(parts)
     first, last = records[0], records[-1]
     span = (
@@ -39,16 +39,18 @@ def snapshot_html(
         else f"requests {first.index + 1} to {last.index + 1}"
     )
     turn = "" if last.state is None else f"turn {last.turn + 1}: "
-    parts.append(f' <span style="color:{MUTED}">· this cell: {turn}{span}</span>')
+    parts.append(" " + text("span", f"· this cell: {turn}{span}", style=f"color:{MUTED}"))
     parts.append(requests_table(records, costs_for(records, None, prices or shipped_prices())))
     data = panes(last, records[-2] if len(records) > 1 else previous, summaries_only=True)
     parts.append(data["break"])
-    parts.append(
-        f'<details class="dtl-snapshot-panes"><summary><b>{esc(data["title"])}</b> '
-        f'<span style="color:{MUTED}">· three panes, items by name (the live view of a '
-        "running session opens any request in full)</span></summary>"
-        f"{pane_columns(data)}</details>"
+    about = text(
+        "span",
+        "· three panes, items by name (the live view of a running session opens any request "
+        "in full)",
+        style=f"color:{MUTED}",
     )
+    summary = element("summary", f"{text('b', data['title'])} {about}")
+    parts.append(element("details", summary + pane_columns(data), cls="dtl-snapshot-panes"))
     return _block(parts)
 
 

@@ -12,13 +12,16 @@ from dtl_notebook.agent.messages import (
 )
 from dtl_notebook.cache.causes import BreakCause
 from dtl_notebook.context.tokens import encoding_for
+from dtl_notebook.notebook import html as markup
 from dtl_notebook.notebook.html import (
     badge,
     clip,
+    element,
     esc,
     heading,
     key,
-    link_attrs,
+    link_classes,
+    mark,
 )
 from dtl_notebook.notebook.panes import (
     HEAD,
@@ -33,20 +36,16 @@ from dtl_notebook.notebook.panes import (
 )
 from dtl_notebook.notebook.records import RequestRecord
 from dtl_notebook.notebook.request_pane import carriers
-from dtl_notebook.notebook.theme import BREAK, LOAD, mark
+from dtl_notebook.notebook.theme import BREAK, LOAD
 
-LEFT = 'style="text-align:left"'  # JupyterLab right-aligns `td`
+LEFT = "text-align:left"  # JupyterLab right-aligns `td`
 
 
 def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
     if rec.state is None:
         return captured_state(rec, bodies)
     st = rec.state
-    entered: dict[str, int] = {}
-    for i, message in enumerate(rec.messages):
-        if isinstance(message, ToolResultMessage):
-            for name in message.added_tool_names or []:
-                entered.setdefault(name, i)
+    entered = rec.entered
     paths = {lp.message_index: lp.path for lp in rec.load_points}
     brk = rec.cache.cache_break
     broken = {n.lstrip("+-") for n in brk.involved} if brk else set()
@@ -71,13 +70,10 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
         if name in broken:
             keys.append(key("brk", "here"))
             at += f" · breaks the cache: {brk.message}" if brk else ""
-        rows.append(
-            f"<tr {link_attrs(*keys)}><td {LEFT}><code>{esc(name)}</code></td>"
-            f'<td class="dtl-muted" {LEFT}>{esc(at)}</td></tr>'
-        )
+        rows.append(_tool_row(name, at, keys))
     parts = [
         heading(f"Active tools ({len(st.active_tools)} of {st.registry_size} registered)"),
-        f'<table class="dtl-table">{"".join(rows)}</table>',
+        element("table", "".join(rows), cls="dtl-table"),
         names_list(hidden, "more active tools") if hidden else "",
         heading("System prompt sections the model holds"),
     ]
@@ -86,11 +82,14 @@ def state_pane(rec: RequestRecord, bodies: Bodies) -> str:
         size = f"{counter.count(text):,} tokens, {len(text):,} chars"
         if name == "tool_catalog":
             size += f"; {_catalog_lines(text)}"
-        summary = f"<code>{esc(name)}</code> ({esc(size)})"
+        summary = f"{markup.text('code', name)} ({esc(size)})"
         section = bodies.details(summary, f"state:section:{name}")
         if name in broken and brk is not None and brk.cause is BreakCause.SYSTEM_CHANGED:
-            attrs = link_attrs(key("brk", "here"), cls="dtl-row")
-            section = f"<div {attrs}>{section}{badge('breaks the cache', BREAK)}</div>"
+            section = element(
+                "div",
+                section + badge("breaks the cache", BREAK),
+                cls=link_classes(key("brk", "here"), cls="dtl-row"),
+            )
         parts.append(section)
     parts.append(heading(f"Transcript ({len(rec.messages)} messages)"))
     marked = {lp.message_index for lp in recent_loads(rec)}
@@ -109,17 +108,23 @@ def captured_state(rec: RequestRecord, bodies: Bodies) -> str:
     tools = [t for t in payload.get("tools") or [] if isinstance(t, dict)]
     deferred = [tool_name(t) for t in tools if t.get("defer_loading")]
     rows = [
-        f"<tr {link_attrs(key('tool', tool_name(t)))}><td {LEFT}><code>{esc(tool_name(t))}</code>"
-        f'</td><td class="dtl-muted" {LEFT}>'
-        f"{'deferred' if t.get('defer_loading') else 'immediate'}</td></tr>"
+        _tool_row(
+            tool_name(t),
+            "deferred" if t.get("defer_loading") else "immediate",
+            [key("tool", tool_name(t))],
+        )
         for t in tools[:HEAD]
     ]
     hidden = [tool_name(t) for t in tools[HEAD:]]
     parts = [
-        '<p class="dtl-muted">Captured: what this request itself carries (the agent that sent '
-        "it is not known here).</p>",
+        markup.text(
+            "p",
+            "Captured: what this request itself carries (the agent that sent it is not known "
+            "here).",
+            cls="dtl-muted",
+        ),
         heading(f"Tools in the request ({len(tools)}, {len(deferred)} deferred)"),
-        f'<table class="dtl-table">{"".join(rows)}</table>',
+        element("table", "".join(rows), cls="dtl-table"),
         names_list(hidden, "more tools") if hidden else "",
         heading(f"Load-point carriers: {carriers(payload)}"),
         heading("Prompt sections"),
@@ -131,10 +136,17 @@ def captured_state(rec: RequestRecord, bodies: Bodies) -> str:
         if isinstance(message, dict) and message.get("role") in ("system", "developer"):
             sections.append((f"messages[{i}] ({message['role']})", f"request:messages.{i}"))
     for label, ref in sections:
-        parts.append(bodies.details(f"<code>{esc(label)}</code>", ref))
+        parts.append(bodies.details(markup.text("code", label), ref))
     if not sections:
-        parts.append('<p class="dtl-muted">none</p>')
+        parts.append(markup.text("p", "none", cls="dtl-muted"))
     return "".join(parts)
+
+
+def _tool_row(name: str, where: str, keys: list[str]) -> str:
+    """A tool's row: its name, and where it entered (or how it is sent)."""
+    cells = element("td", markup.text("code", name), style=LEFT)
+    cells += markup.text("td", where, cls="dtl-muted", style=LEFT)
+    return element("tr", cells, cls=link_classes(*keys))
 
 
 def _catalog_lines(text: str) -> str:
@@ -152,7 +164,7 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
         label = "assistant"
         calls = ", ".join(f"{c.name}({clip(str(c.arguments), 80)})" for c in message.tool_calls)
         body = esc(clip(message.text or "", 160)) + (
-            f"<br><code>→ {esc(calls)}</code>" if calls else ""
+            "<br>" + markup.text("code", f"→ {calls}") if calls else ""
         )
     elif isinstance(message, ToolResultMessage):
         label = "tool result" + (" (error)" if message.is_error else "")
@@ -163,7 +175,7 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
                 keys.insert(0, lp_key(paths[i]))
             where = "" if i in paths else " (no load point on the wire: full list)"
             text = f"load point: + {', '.join(message.added_tool_names)}{where}"
-            body += "<br>" + mark(esc(text), LOAD, link_attrs(*keys))
+            body += "<br>" + mark(esc(text), LOAD, link_classes(*keys))
             marked = True
     elif isinstance(message, SystemUpdate):
         label = "system update"
@@ -171,9 +183,9 @@ def _message_row(i: int, message: Any, paths: dict[int, str]) -> str:
         if message.tools_registered:  # searchable from here on, not offered
             registered = "registered: " + ", ".join(message.tools_registered)
             body = f"{body}<br>{esc(registered)}" if body else esc(registered)
-    style = ' style="border-left:3px solid rgba(255, 190, 40, .9)"' if marked else ""
-    number = f'<span class="dtl-muted">#{i}</span>'
-    return f'<div class="dtl-row"{style}>{number} {badge(label)} {body}</div>'
+    style = "border-left:3px solid rgba(255, 190, 40, .9)" if marked else None
+    number = markup.text("span", f"#{i}", cls="dtl-muted")
+    return element("div", f"{number} {badge(label)} {body}", cls="dtl-row", style=style)
 
 
 def _text(content: Any) -> str:

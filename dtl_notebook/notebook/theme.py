@@ -41,27 +41,6 @@ def tinted(tint: str, extra: str = "") -> str:
     return f"background:{tint};color:{FG}{';' + extra if extra else ''}"
 
 
-def mark(inner_html: str, tint: str = LOAD, attrs: str = "") -> str:
-    """`<mark>` (yellow without CSS) in the theme's colours."""
-    space = " " if attrs else ""
-    return f'<mark{space}{attrs} style="{tinted(tint)}">{inner_html}</mark>'
-
-
-def deleted(inner_html: str) -> str:
-    return f'<del style="{tinted(DELETED)}">{inner_html}</del>'
-
-
-def inserted(inner_html: str) -> str:
-    return f'<ins style="{tinted(INSERTED)}">{inner_html}</ins>'
-
-
-def grey_mark(text_html: str, title_html: str = "") -> str:
-    """A fact that is not a break (below the minimum, cold on a new provider); escaped args."""
-    hint = f' title="{title_html}"' if title_html else ""
-    style = tinted(NEUTRAL, "padding:0 3px;border-radius:3px")
-    return f'<span class="dtl-note" style="{style}"{hint}>{text_html}</span>'
-
-
 def cell_style(extra: str = "") -> str:
     """A static table cell: left-aligned (JupyterLab right-aligns `td`), theme border."""
     base = f"border-top:1px solid {BORDER};padding:2px 6px;text-align:left;vertical-align:top"

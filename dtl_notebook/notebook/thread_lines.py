@@ -4,7 +4,8 @@ new messages, the model context the whole thread, and the thread has an age and 
 from __future__ import annotations
 
 from dtl_notebook.cache.thread_events import ThreadFacts
-from dtl_notebook.notebook.html import badge, esc
+from dtl_notebook.live.transport import redact
+from dtl_notebook.notebook.html import badge, element, esc, text
 from dtl_notebook.notebook.theme import BREAK, NEUTRAL
 
 __all__ = ["context_thread_line", "request_thread_line"]
@@ -18,7 +19,7 @@ def request_thread_line(facts: ThreadFacts | None) -> str:
         words = f"thread create: the whole conversation sent ({facts.sent} messages)"
     else:
         words = (
-            f"thread continue from <code>{esc(facts.previous_message_id)}</code>: "
+            f"thread continue from {text('code', facts.previous_message_id)}: "
             f"{facts.sent} new message(s) sent, no system or tools"
         )
     return _line(words, facts)
@@ -43,8 +44,8 @@ def _line(words: str, facts: ThreadFacts) -> str:
     event = ""
     if facts.event:
         tint = BREAK if facts.event == "thread_not_found" else NEUTRAL
-        event = f' {badge(facts.event, tint)} <span title="{esc(facts.message)}">ⓘ</span>'
-    return f'<div class="dtl-muted dtl-thread">{words}{event}</div>'
+        event = f" {badge(facts.event, tint)} {element('span', 'ⓘ', title=redact(facts.message))}"
+    return element("div", words + event, cls="dtl-muted dtl-thread")
 
 
 def _span(seconds: float) -> str:

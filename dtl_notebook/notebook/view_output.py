@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from dtl_notebook.notebook.html import element
+
 
 class LiveView(Protocol):
     """What a live cell needs of its view (`AgentView`)."""
@@ -52,7 +54,7 @@ def fallback(html: str, text: str) -> _Bundle:
     """The saved turn of a live cell (`html`, `text`: its snapshot) as the widget's stand-in."""
     return _Bundle(
         {
-            "text/html": f'<div class="{FALLBACK}"><style>{MISSING_WIDGET_CSS}</style>{html}</div>',
+            "text/html": element("div", element("style", MISSING_WIDGET_CSS) + html, cls=FALLBACK),
             "text/plain": text,
         }
     )

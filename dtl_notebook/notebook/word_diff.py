@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 
 from dtl_notebook.live.transport import redact
-from dtl_notebook.notebook.html import esc, pre
-from dtl_notebook.notebook.theme import BORDER, DELETED, INSERTED, MUTED, deleted, inserted, tinted
+from dtl_notebook.notebook.html import deleted, element, esc, inserted, pre
+from dtl_notebook.notebook.theme import BORDER, DELETED, INSERTED, MUTED, tinted
 
 _WORD = re.compile(r"\w+|\s+|[^\w\s]")
 CONTEXT = 2  # unchanged lines kept around a change
@@ -103,7 +103,7 @@ def unified_html(rows: list[Row]) -> str:
         if row.kind == " ":
             lines.append(f"  {row.old}")
         elif row.kind == "…":
-            lines.append(f'<span style="color:{MUTED}">  … {row.old}</span>')
+            lines.append(_muted(f"  … {row.old}"))
         elif row.kind == "-":
             lines.append(deleted(f"- {row.old}"))
         elif row.kind == "+":
@@ -111,8 +111,12 @@ def unified_html(rows: list[Row]) -> str:
         else:
             lines += [f"- {row.old}", f"+ {row.new}"]
     if more:
-        lines.append(f'<span style="color:{MUTED}">… {more:,} more lines</span>')
+        lines.append(_muted(f"… {more:,} more lines"))
     return pre("\n".join(lines))
+
+
+def _muted(inner_html: str) -> str:
+    return element("span", inner_html, style=f"color:{MUTED}")
 
 
 def side_by_side_html(rows: list[Row]) -> str:
@@ -125,20 +129,21 @@ def side_by_side_html(rows: list[Row]) -> str:
         left, right = row.old, row.new
         left_style = right_style = cell
         if row.kind == "…":
-            left = right = f'<span style="color:{MUTED}">… {row.old}</span>'
+            left = right = _muted(f"… {row.old}")
         elif row.kind == "-":
             left, left_style = deleted(left), f"{cell};{tinted(DELETED)}"
         elif row.kind == "+":
             right, right_style = inserted(right), f"{cell};{tinted(INSERTED)}"
-        body.append(
-            f'<tr><td style="{left_style}">{pre(left)}</td>'
-            f'<td style="{right_style}">{pre(right)}</td></tr>'
-        )
+        cells = element("td", pre(left), style=left_style)
+        body.append(element("tr", cells + element("td", pre(right), style=right_style)))
     if more:
-        body.append(f'<tr><td colspan="2" style="{cell}">… {more:,} more lines</td></tr>')
-    return (
-        '<table class="dtl-sbs-table" style="border-collapse:collapse;width:100%;'
-        f'table-layout:fixed"><tbody>{"".join(body)}</tbody></table>'
+        last = element("td", f"… {more:,} more lines", colspan="2", style=cell)
+        body.append(element("tr", last))
+    return element(
+        "table",
+        element("tbody", "".join(body)),
+        cls="dtl-sbs-table",
+        style="border-collapse:collapse;width:100%;table-layout:fixed",
     )
 
 
@@ -146,8 +151,8 @@ def diff_html(old: str, new: str) -> str:
     """A unified diff with a side-by-side toggle: opening "side by side" swaps the views
     (the view's CSS hides the unified one; without CSS both stay readable)."""
     rows = diff_rows(pretty(old), pretty(new))
-    return (
-        f'<div class="dtl-diff"><div class="dtl-unified">{unified_html(rows)}</div>'
-        '<details class="dtl-sbs"><summary>side by side</summary>'
-        f"{side_by_side_html(rows)}</details></div>"
+    unified = element("div", unified_html(rows), cls="dtl-unified")
+    both = element(
+        "details", element("summary", "side by side") + side_by_side_html(rows), cls="dtl-sbs"
     )
+    return element("div", unified + both, cls="dtl-diff")

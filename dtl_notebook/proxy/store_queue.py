@@ -69,7 +69,7 @@ class Finished:
 
 
 Event = Arrived | Finished
-# called on the recorder's thread with each request as it arrives, then as it finishes
+# called on the store queue's thread with each request as it arrives, then as it finishes
 Listener = Callable[[Event], None]
 PENDING_KEPT = 4096  # arrivals whose exchange has not finished yet, at most
 # a response's own id comes first: `{"id": ...}`, or message_start / response.created

@@ -51,7 +51,7 @@ def _figures(usage: Usage | None) -> str:
 
 
 class Summary:
-    """A recorder listener that writes one line per exchange with `emit`."""
+    """A store-queue listener that writes one line per exchange with `emit`."""
 
     def __init__(
         self,

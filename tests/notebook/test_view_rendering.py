@@ -260,3 +260,21 @@ def test_the_deferred_tool_prompt_break_marks_the_tools_list() -> None:
     row = re.search(r'<div class="dtl-row dtl-link dtl-k-brk-here">(.*?)</div>', html)
     assert row is not None and "tools [" in row.group(1)
     assert html.count("dtl-k-brk-here") == 1  # the list, not one of its items
+
+
+def test_each_request_knows_where_its_tools_entered_as_the_session_says() -> None:
+    """The state pane reads `Session.entered()` as of each request: a tool loaded later in
+    the session is not shown as entered in an earlier request."""
+    agent = Agent(demo_session(), "anthropic", DEMO_MODELS["anthropic"])
+    agent.run(ETA)
+    agent.run(WEATHER)
+    entered = agent.session.entered()
+    assert entered  # the demo's searches loaded tools
+    for record in step_records(agent, agent.steps):
+        assert record.state is not None
+        count = record.state.message_count
+        assert record.entered == {n: i for n, i in entered.items() if i < count}
+        state_html = panes(record)["state"]
+        for name in record.state.active_tools:
+            if name in record.entered:
+                assert f"after message #{record.entered[name]}" in state_html

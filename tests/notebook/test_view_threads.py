@@ -48,6 +48,7 @@ def test_a_continuation_shows_new_messages_beside_the_whole_thread_and_its_age()
     context_html = context_pane(record, Bodies(record, lazy=False))
     assert f"{facts.sent} new message(s) sent, no system or tools" in request_html
     assert "<b>system</b>" not in request_html  # the request JSON holds no system field
+    assert "note: thread: continues" not in request_html  # said once, by the thread line
     assert f"the whole thread: {facts.whole} messages" in context_html
     assert "thread age 1 min 40 s · idle limit 5 min, 3 min 20 s left" in context_html
     # the model context holds the tools the request did not carry

@@ -307,6 +307,7 @@ function render({ model, el }) {
     cancelAnimationFrame(view.frame);
     view.header.warmth.stop();
     cancelAnimationFrame(view.timeline.scrollFrame);
+    view.timeline.resizes.disconnect();
     for (const [name, listener] of listeners) model.off(name, listener);
   };
 }

@@ -77,6 +77,12 @@ class Timeline {
     this.previewBox.type = "button";
     this.previewBox.addEventListener("click", () => onPreview());
     this.el.appendChild(this.empty);
+    // a strip that changes width (a theme, a side panel, the cell scrolled back into the
+    // notebook's window) keeps the selected box in view
+    this.resizes = new ResizeObserver(() => {
+      if (!this.scrollFrame) this.scrollFrame = requestAnimationFrame(() => this.scrollToSelected());
+    });
+    this.resizes.observe(this.el);
   }
 
   update(items) {
