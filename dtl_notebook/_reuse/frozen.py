@@ -183,11 +183,12 @@ def starts_with(items: list[Any], head: list[Any]) -> bool:
     """Whether `items` starts with `head`, a list of read-only JSON objects (`FrozenDict`s),
     compared with `==` as `items[:len(head)] == head` would, without copying `items`. A list
     comparison stops at the first item that differs; there, ordering a `FrozenDict` against any
-    JSON value raises, so `head <= items` is true only when no item differs."""
+    JSON value raises, so `head <= items` is true only when no item differs (for JSON items:
+    an object of another kind that orders itself against a dict could pass for equal)."""
     if len(head) >= len(items):
         return len(head) == len(items) and items == head
     try:
-        return head <= items
+        return (head <= items) is True  # the last comparison's own result, not always a bool
     except TypeError:  # the first difference: a JSON object has no order
         return False
 
