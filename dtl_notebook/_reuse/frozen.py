@@ -179,6 +179,20 @@ def shared_prefix(a: list[Any], b: list[Any]) -> int:
     return low
 
 
+def starts_with(items: list[Any], head: list[Any]) -> bool:
+    """Whether `items` starts with `head`, a list of read-only JSON objects (`FrozenDict`s),
+    compared with `==` as `items[:len(head)] == head` would, without copying `items`. A list
+    comparison stops at the first item that differs; there, ordering a `FrozenDict` against any
+    JSON value raises, so `head <= items` is true only when no item differs (for JSON items:
+    an object of another kind that orders itself against a dict could pass for equal)."""
+    if len(head) >= len(items):
+        return len(head) == len(items) and items == head
+    try:
+        return (head <= items) is True  # the last comparison's own result, not always a bool
+    except TypeError:  # the first difference: a JSON object has no order
+        return False
+
+
 def identical_run(a: list[Any], b: list[Any], n: int) -> int:
     """Where the run of identical items at the start of `a[:n]` and `b[:n]` (known equal) ends,
     found by bisection: a body repeats the previous one's objects and then, at most, a few

@@ -4,8 +4,9 @@ A new request body repeats the previous one's messages (the same frozen objects,
 `_reuse.walks`) and adds a few. A per-message scan (rules, beta features) keeps its state after
 the longest run of leading frozen messages it saw; a later list that starts with those very
 objects resumes from a copy of that state. Only frozen messages are kept: they cannot change.
-The comparison is a list `==` (`frozen.shared_prefix`): by identity at C speed, and
-exact JSON equality for an equal message that is another object (the same facts).
+The comparison is a list comparison (`frozen.starts_with`, no copy of the list): by identity
+at C speed, and exact JSON equality for an equal message that is another object (the same
+facts).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
-from dtl_notebook._reuse.frozen import FrozenDict
+from dtl_notebook._reuse.frozen import FrozenDict, starts_with
 from dtl_notebook._reuse.registry import Memo, active
 
 State = TypeVar("State")
@@ -98,7 +99,7 @@ class PrefixScan(Generic[State]):
                 0 < n <= len(items)
                 and (best is None or n > best[1])
                 and items[n - 1] is own[n - 1]  # the same lineage: compared by identity
-                and (items if n == len(items) else items[:n]) == (own if n == len(own) else own[:n])
+                and starts_with(items, own if n == len(own) else own[:n])
             ):
                 best = found
         return best if best is not None else (None, 0, self._start())

@@ -95,7 +95,9 @@ def plan(session: Session) -> Plan:
     that load point (`Plan.retired`), so history never changes when the active set shrinks.
     """
     transcript = session.messages
-    messages = list(transcript)
+    # a plain list's slice: one copy at C speed (list() of the Transcript subclass would step
+    # an iterator over every message)
+    messages = transcript[:]
     tools: list[ToolSpec] = list(session.tools())
     tool_ids = tuple(map(id, tools))
     rewrites: int | None = getattr(transcript, "rewrites", None) if active() else None
