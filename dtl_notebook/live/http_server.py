@@ -6,7 +6,9 @@ clear error, and port 0 picks a free one that `.port` then names.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
 import socket
 import threading
 import time
@@ -101,3 +103,11 @@ class ThreadedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def wait_until_stopped() -> None:
+    """Block a foreground command (`emulator`, `proxy`) until SIGTERM or Ctrl-C."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with contextlib.suppress(KeyboardInterrupt):
+        stop.wait()

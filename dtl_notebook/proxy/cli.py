@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from dtl_notebook.live.agent_settings import settings_lines
+from dtl_notebook.live.http_server import wait_until_stopped
 from dtl_notebook.live.telemetry import Telemetry, configured_telemetry
 from dtl_notebook.proxy.config import (
     DEFAULT_ANTHROPIC,
@@ -117,12 +116,8 @@ def run(args: argparse.Namespace) -> None:
             "(Anthropic diagnostics, OpenAI prompt_cache_options) before it is forwarded",
             flush=True,
         )
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
+        wait_until_stopped()
     finally:
         proxy.stop()
         close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,30 +18,13 @@ import pytest
 from dtl_notebook.cache import load_capture
 from dtl_notebook.cache.diagnostics import provider_diagnosis
 from dtl_notebook.live.emulator.server import EmulatorServer
-from dtl_notebook.proxy import Arrived, Event, Finished, Proxy, Summary
+from dtl_notebook.proxy import Arrived, Finished, Proxy, Summary
 from dtl_notebook.proxy.diagnostics import with_diagnostics
 from tests.support.proxy_servers import FaultUpstream
+from tests.support.recorder_listeners import Heard
 
 SYSTEM = "You are a careful logistics assistant. Follow the house rules. " * 160  # past the minimum
 KEY = "sk-ant-api03-TESTKEY0123456789abcdef"
-
-
-class Heard:
-    """A listener keeping every event, with a condition to wait on."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.changed = threading.Condition()
-
-    def __call__(self, event: Event) -> None:
-        with self.changed:
-            self.events.append(event)
-            self.changed.notify_all()
-
-    def wait_for(self, count: int, timeout: float = 10.0) -> list[Event]:
-        with self.changed:
-            assert self.changed.wait_for(lambda: len(self.events) >= count, timeout)
-            return list(self.events)
 
 
 @pytest.fixture(scope="module")

@@ -4,36 +4,18 @@ joins its thread's conversation (the one conversation rule), and is predicted wh
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 
 import anthropic
 import pytest
 
 from dtl_notebook.live.emulator.server import EmulatorServer
-from dtl_notebook.proxy import Arrived, Event, Finished, Proxy, Summary
+from dtl_notebook.proxy import Arrived, Finished, Proxy, Summary
+from tests.support.recorder_listeners import Heard
 
 SYSTEM = "You are a careful logistics assistant. Follow the house rules. " * 160
 KEY = "sk-ant-api03-TESTKEY0123456789abcdef"
 MODEL = "claude-sonnet-4-6"
-
-
-class Heard:
-    """A listener keeping every event, with a condition to wait on."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.changed = threading.Condition()
-
-    def __call__(self, event: Event) -> None:
-        with self.changed:
-            self.events.append(event)
-            self.changed.notify_all()
-
-    def wait_for(self, count: int, timeout: float = 20.0) -> list[Event]:
-        with self.changed:
-            assert self.changed.wait_for(lambda: len(self.events) >= count, timeout)
-            return list(self.events)
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ from dtl_notebook.live.emulator.server import EmulatorServer
 from dtl_notebook.live.http_server import ThreadedServer
 from dtl_notebook.proxy import Proxy, Summary
 from dtl_notebook.proxy.websocket_relay import CLOSED_EARLY
-from tests.proxy.test_proxy_threads import Heard
 from tests.support.async_run import run_async
+from tests.support.recorder_listeners import Heard
 
 KEY = "sk-proj-websocketkey0123456789"
 LAST = {"response.completed", "response.failed", "response.incomplete", "error"}

@@ -8,13 +8,12 @@ through `python -m dtl_notebook proxy`, runs its turns with no key and no networ
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 
 from dtl_notebook.live.agent_settings import settings_lines
 from dtl_notebook.live.emulator import PATHS
 from dtl_notebook.live.emulator.server import EmulatorServer
+from dtl_notebook.live.http_server import wait_until_stopped
 from dtl_notebook.wire.providers import spec
 
 DEFAULT_PORT = 8789  # beside the proxy's 8788
@@ -52,11 +51,7 @@ def run(args: argparse.Namespace) -> None:
     except (OSError, ValueError) as exc:
         sys.exit(f"emulator: {exc}")
     print("\n".join(banner(server.url)), flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
+        wait_until_stopped()
     finally:
         server.stop()
